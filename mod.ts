@@ -1,0 +1,247 @@
+/**
+ * The Beacon: a public intake where autonomous software agents submit messages for asynchronous
+ * human review, over its native protocol (beacon/0.1) and A2A 1.0 (JSON-RPC). One standards-only
+ * `fetch` handler; runtime entry files in `src/runtime/` only adapt it.
+ *
+ * @example Serve the Beacon on Deno with an embedded database
+ * ```ts
+ * import { createBeacon } from "./mod.ts";
+ *
+ * const beacon = createBeacon({ database: { url: "file:data/beacon.db" } });
+ * await beacon.ready();
+ * Deno.serve((request, info) => beacon.fetch(request, { remoteAddress: info.remoteAddr.hostname }));
+ * ```
+ *
+ * @module
+ */
+import { buildHandler } from "./src/handler.ts";
+import { Intake } from "./src/intake/accept.ts";
+import { prepareDocument } from "./src/http/cacheable.ts";
+import {
+  MemoryRateLimiter,
+  parseRateLimit,
+  type RateLimit,
+  type RateLimiter,
+} from "./src/limits/rate.ts";
+import { discoveryDocument } from "./src/native/discovery.ts";
+import { agentCard } from "./src/a2a/card.ts";
+import { messageJsonSchema } from "./src/message/schema.ts";
+import type { DatabaseConfig } from "./src/store/client.ts";
+import { SubmissionStore } from "./src/store/store.ts";
+import { errorResponse } from "./src/errors.ts";
+import type { RequestLogEntry } from "./src/middleware/request_log.ts";
+import { harden } from "./src/middleware/response_headers.ts";
+
+export type { DatabaseConfig } from "./src/store/client.ts";
+export type { RequestLogEntry } from "./src/middleware/request_log.ts";
+export type { RateDecision, RateLimit, RateLimiter } from "./src/limits/rate.ts";
+export type { Receipt } from "./src/intake/accept.ts";
+export { parseRateLimit } from "./src/limits/rate.ts";
+export { SubmissionStore } from "./src/store/store.ts";
+
+/** Options of {@linkcode createBeacon}; every field has a safe default. */
+export interface BeaconOptions {
+  /** The database. Default: `file:data/beacon.db` (created on first use). */
+  database?: DatabaseConfig;
+  /**
+   * The public origin used in the discovery document, the agent card and receipts, e.g.
+   * `https://beacon.example.com`. Default: each request's own origin.
+   */
+  publicUrl?: string;
+  /** Largest accepted body in bytes. Default 65536. */
+  maxBodyBytes?: number;
+  /** How long a body may take to arrive, in milliseconds. Default 10000. */
+  bodyTimeoutMs?: number;
+  /**
+   * Per-source rate limit: `"10/1m"` syntax, a parsed limit, a limiter of your own, or `"off"`.
+   * Default `"10/1m"`.
+   */
+  rateLimit?: string | RateLimit | RateLimiter;
+  /** Number of reverse proxies in front whose forwarding headers are trusted. Default 0. */
+  trustedProxies?: number;
+  /** How long idempotency keys are remembered, in milliseconds. Default 24 hours. */
+  idempotencyWindowMs?: number;
+  /**
+   * Salt for hashing source addresses. Default: a random salt generated once and kept in the
+   * database. Keep it outside the database to make stored hashes useless to a database thief.
+   */
+  sourceSalt?: Uint8Array<ArrayBuffer>;
+  /** Clock in epoch milliseconds (tests pass a fake one). Default `Date.now`. */
+  now?: () => number;
+  /** Randomness source (tests may pass a seeded one). Default `crypto.getRandomValues`. */
+  randomBytes?: (length: number) => Uint8Array<ArrayBuffer>;
+  /** Receives one entry per request: never content, never raw addresses. */
+  log?: (entry: RequestLogEntry) => void;
+  /** Receives unexpected errors (never sent to clients). */
+  onError?: (error: unknown) => void;
+}
+
+/** Facts from the runtime about one request. */
+export interface ConnectionInfo {
+  /** The peer's IP address as the runtime saw it. */
+  remoteAddress?: string;
+}
+
+/** A running Beacon. */
+export interface Beacon {
+  /** The fetch handler. */
+  fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
+  /** Resolves once the database is open and migrated; rejects if it cannot be. */
+  ready(): Promise<void>;
+  /** Durable commits and writes so far (group commit shares commits). */
+  counters(): { commits: number; writes: number };
+  /** Finishes queued writes and closes the database. */
+  close(): Promise<void>;
+}
+
+const DEFAULTS = {
+  database: { url: "file:data/beacon.db" },
+  maxBodyBytes: 65_536,
+  bodyTimeoutMs: 10_000,
+  rateLimit: "10/1m",
+  idempotencyWindowMs: 24 * 60 * 60 * 1000,
+} as const;
+
+function defaultRandomBytes(length: number): Uint8Array<ArrayBuffer> {
+  return crypto.getRandomValues(new Uint8Array(length));
+}
+
+function resolveLimiter(
+  option: BeaconOptions["rateLimit"],
+  now: () => number,
+): { limiter: RateLimiter | undefined; limit: RateLimit | undefined } {
+  const value = option ?? DEFAULTS.rateLimit;
+  if (typeof value === "string") {
+    const limit = parseRateLimit(value);
+    return { limit, limiter: limit && new MemoryRateLimiter(limit, now) };
+  }
+  if ("check" in value) return { limiter: value, limit: undefined };
+  return { limit: value, limiter: new MemoryRateLimiter(value, now) };
+}
+
+function normaliseOrigin(url: string): string {
+  const parsed = new URL(url);
+  return parsed.origin;
+}
+
+/**
+ * Creates a Beacon. The database opens in the background; `fetch` waits for it, and answers
+ * `503 unavailable` while it cannot be opened (retrying on the next request).
+ *
+ * @example
+ * ```ts
+ * import { createBeacon } from "./mod.ts";
+ * const beacon = createBeacon({ database: { url: ":memory:" }, rateLimit: "off" });
+ * const response = await beacon.fetch(
+ *   new Request("http://127.0.0.1/beacon/0.1/submissions", {
+ *     method: "POST",
+ *     headers: { "content-type": "text/plain; charset=utf-8" },
+ *     body: "Hello, reviewer.",
+ *   }),
+ *   { remoteAddress: "127.0.0.1" },
+ * );
+ * console.log(response.status); // 202
+ * await beacon.close();
+ * ```
+ */
+export function createBeacon(options: BeaconOptions = {}): Beacon {
+  const now = options.now ?? Date.now;
+  const randomBytes = options.randomBytes ?? defaultRandomBytes;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
+  const { limiter, limit } = resolveLimiter(options.rateLimit, now);
+  const publicOrigin = options.publicUrl === undefined
+    ? undefined
+    : normaliseOrigin(options.publicUrl);
+  const started = new Date(now());
+  const documentCache = new Map<string, ReturnType<typeof prepareAll>>();
+  const prepareAll = async (origin: string) => {
+    const cache = { lastModified: started, maxAgeSeconds: 300 };
+    const [discovery, card, schema] = await Promise.all([
+      prepareDocument(discoveryDocument({ origin, maxBodyBytes, rateLimit: limit }), cache),
+      prepareDocument(agentCard({ origin }), cache),
+      prepareDocument(messageJsonSchema(), { ...cache, contentType: "application/schema+json" }),
+    ]);
+    return { discovery, card, schema };
+  };
+  const documents = (origin: string) => {
+    let prepared = documentCache.get(origin);
+    if (prepared === undefined) {
+      // The request's Host decides the origin when no public URL is set, so bound the cache.
+      if (documentCache.size >= 16) documentCache.clear();
+      prepared = prepareAll(origin);
+      documentCache.set(origin, prepared);
+    }
+    return prepared;
+  };
+
+  let opening:
+    | Promise<{ store: SubmissionStore; handle: ReturnType<typeof buildHandler> }>
+    | undefined;
+  let closed = false;
+  let storeRef: SubmissionStore | undefined;
+  const open = () => {
+    opening ??= (async () => {
+      const store = await SubmissionStore.open(options.database ?? DEFAULTS.database, now);
+      storeRef = store;
+      const salt = options.sourceSalt ??
+        await store.secret("source-salt", () => randomBytes(32), now);
+      const sourceKey = await crypto.subtle.importKey(
+        "raw",
+        salt,
+        { name: "HMAC", hash: "SHA-256" },
+        false,
+        ["sign"],
+      );
+      const intake = new Intake({
+        store,
+        now,
+        randomBytes,
+        sourceKey,
+        idempotencyWindowMs: options.idempotencyWindowMs ?? DEFAULTS.idempotencyWindowMs,
+      });
+      const handle = buildHandler({
+        intake,
+        limiter,
+        maxBodyBytes,
+        bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs,
+        trustedProxies: options.trustedProxies ?? 0,
+        now,
+        origin: (_request, url) => publicOrigin ?? url.origin,
+        documents,
+        log: options.log,
+        onError: options.onError,
+      });
+      return { store, handle };
+    })();
+    opening.catch(() => {
+      opening = undefined; // the next request tries again, so the Beacon recovers on its own
+    });
+    return opening;
+  };
+
+  return {
+    async fetch(request, info) {
+      if (closed) return harden(errorResponse("unavailable"));
+      let handle;
+      try {
+        ({ handle } = await open());
+      } catch (error) {
+        options.onError?.(error);
+        return harden(errorResponse("unavailable"));
+      }
+      return handle(request, info?.remoteAddress);
+    },
+    async ready() {
+      await open();
+    },
+    counters() {
+      return storeRef?.counters ?? { commits: 0, writes: 0 };
+    },
+    async close() {
+      closed = true;
+      if (opening === undefined) return;
+      const { store } = await opening;
+      await store.close();
+    },
+  };
+}

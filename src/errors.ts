@@ -1,0 +1,100 @@
+/**
+ * The native error vocabulary and its one mapping to HTTP. Every refusal of the native protocol
+ * and every transport-level refusal of the A2A endpoint leaves the Beacon through
+ * {@linkcode errorResponse}; every thrown error through {@linkcode responseForError}, which is
+ * total: an error it does not know becomes `500 internal` with a fixed message, so no unknown
+ * message, stack or submitted content can reach a response.
+ *
+ * @module
+ */
+
+/** The stable error codes of beacon/0.1 (docs/protocol-0.1.md §Errors). */
+export type ErrorCode =
+  | "invalid_json"
+  | "invalid_message"
+  | "not_found"
+  | "method_not_allowed"
+  | "request_timeout"
+  | "idempotency_key_reused"
+  | "too_large"
+  | "unsupported_media_type"
+  | "rate_limited"
+  | "internal"
+  | "unavailable";
+
+/** HTTP status and default human text of each code. */
+export const ERRORS: Readonly<Record<ErrorCode, { status: number; message: string }>> = {
+  invalid_json: { status: 400, message: "The body is not valid JSON under the strict profile" },
+  not_found: { status: 404, message: "No such resource" },
+  method_not_allowed: { status: 405, message: "Method not allowed on this resource" },
+  request_timeout: { status: 408, message: "The body did not arrive in time" },
+  too_large: { status: 413, message: "The body exceeds the size limit" },
+  unsupported_media_type: {
+    status: 415,
+    message: "Send application/json or text/plain; charset=utf-8",
+  },
+  invalid_message: { status: 422, message: "The submission is not acceptable" },
+  idempotency_key_reused: {
+    status: 422,
+    message: "This idempotency key was already used with different content",
+  },
+  rate_limited: { status: 429, message: "Too many requests from this source" },
+  internal: { status: 500, message: "Internal error" },
+  unavailable: { status: 503, message: "Storage is unavailable; retry later" },
+};
+
+/**
+ * An expected refusal. `message` must be fixed text written by us (it is sent to the client):
+ * never interpolate submitted content into it.
+ */
+export class BeaconError extends Error {
+  /** The stable code. */
+  readonly code: ErrorCode;
+  /** Extra response headers, such as `Retry-After` or `Allow`. */
+  readonly headers: Readonly<Record<string, string>> | undefined;
+
+  /** Creates a refusal with a fixed, non-echoing message. */
+  constructor(code: ErrorCode, message?: string, headers?: Record<string, string>) {
+    super(message ?? ERRORS[code].message);
+    this.name = "BeaconError";
+    this.code = code;
+    this.headers = headers;
+  }
+}
+
+/** The storage layer failed; callers answer `503 unavailable` and no receipt. */
+export class StorageError extends Error {
+  /** Wraps the underlying error as `cause`, which is logged by nobody and sent to nobody. */
+  constructor(cause?: unknown) {
+    super("Storage is unavailable", { cause });
+    this.name = "StorageError";
+  }
+}
+
+const JSON_HEADERS = { "content-type": "application/json" } as const;
+
+/** A native error body `{"error":{"code","message"}}` with the code's HTTP status. */
+export function errorResponse(
+  code: ErrorCode,
+  message: string = ERRORS[code].message,
+  headers?: Readonly<Record<string, string>>,
+): Response {
+  const body = JSON.stringify({ error: { code, message } });
+  return new Response(body, {
+    status: ERRORS[code].status,
+    headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS,
+  });
+}
+
+/** The code a thrown value maps to. Total: anything unknown is `internal`. */
+export function codeForError(error: unknown): ErrorCode {
+  if (error instanceof BeaconError) return error.code;
+  if (error instanceof StorageError) return "unavailable";
+  return "internal";
+}
+
+/** Maps any thrown value to a native error response, never exposing an unknown message. */
+export function responseForError(error: unknown): Response {
+  if (error instanceof BeaconError) return errorResponse(error.code, error.message, error.headers);
+  return errorResponse(codeForError(error));
+}

@@ -1,0 +1,125 @@
+/**
+ * Composes the Beacon's one fetch handler from small middleware, in the order the design asks
+ * for (docs/threat-model.md explains why each step sits where it does):
+ *
+ * 1. request log (outermost, so it sees every answer),
+ * 2. response hardening headers,
+ * 3. the error boundary (total error mapping),
+ * 4. source identification,
+ * 5. routing: 404 / 405 / preflight, before any limit is spent or body read;
+ *    then per route: rate limit → body limit → the protocol handler.
+ *
+ * Every refusal up to and including the body limit happens before any parsing and touches no
+ * storage (design principle 6).
+ *
+ * @module
+ */
+import { errorResponse } from "./errors.ts";
+import type { Intake } from "./intake/accept.ts";
+import type { RateLimiter } from "./limits/rate.ts";
+import { bodyLimit } from "./middleware/body_limit.ts";
+import { compose, type Context, type Middleware } from "./middleware/compose.ts";
+import { errorBoundary } from "./middleware/error_boundary.ts";
+import { rateLimit } from "./middleware/rate_limit.ts";
+import { requestLog, type RequestLogEntry } from "./middleware/request_log.ts";
+import { responseHeaders } from "./middleware/response_headers.ts";
+import { type Route, type RouteHandler, router } from "./middleware/router.ts";
+import { identifySource } from "./middleware/source.ts";
+import { type CachedDocument, serveDocument } from "./http/cacheable.ts";
+import {
+  A2A_PATH,
+  CARD_PATH,
+  DISCOVERY_PATH,
+  SCHEMA_PATH,
+  STATUS_PATH,
+  SUBMIT_PATH,
+} from "./native/discovery.ts";
+import { submitHandler } from "./native/submit.ts";
+import { statusHandler } from "./native/status.ts";
+import { a2aHandler } from "./a2a/endpoint.ts";
+
+/** Everything the handler is built from (resolved configuration plus opened resources). */
+export interface HandlerParts {
+  readonly intake: Intake;
+  readonly limiter: RateLimiter | undefined;
+  readonly maxBodyBytes: number;
+  readonly bodyTimeoutMs: number;
+  readonly trustedProxies: number;
+  readonly now: () => number;
+  /** The public origin used in documents and receipts for a request. */
+  readonly origin: (request: Request, url: URL) => string;
+  /** The discovery document, agent card and message schema for an origin. */
+  readonly documents: (origin: string) => Promise<{
+    discovery: CachedDocument;
+    card: CachedDocument;
+    schema: CachedDocument;
+  }>;
+  readonly log?: (entry: RequestLogEntry) => void;
+  readonly onError?: (error: unknown) => void;
+}
+
+/** Runs `middleware` in front of `handler` for one route method. */
+function chain(middleware: readonly Middleware[], handler: RouteHandler): RouteHandler {
+  return compose(middleware, handler);
+}
+
+/** Builds the composed handler: `(request, remoteAddress) => Response`. */
+export function buildHandler(
+  parts: HandlerParts,
+): (request: Request, remoteAddress: string | undefined) => Promise<Response> {
+  const limited = rateLimit(parts.limiter);
+  const bounded = bodyLimit(parts.maxBodyBytes, parts.bodyTimeoutMs);
+  const document = (pick: "discovery" | "card" | "schema"): RouteHandler => async (context) => {
+    const documents = await parts.documents(parts.origin(context.request, context.url));
+    context.log.outcome = "served";
+    return serveDocument(context.request, documents[pick]);
+  };
+  const submit = submitHandler({ intake: parts.intake, origin: parts.origin });
+  const a2a = chain(
+    [limited, bounded],
+    a2aHandler({ intake: parts.intake, origin: parts.origin }),
+  );
+  const routes: Route[] = [
+    { name: "discovery", path: DISCOVERY_PATH, methods: { GET: document("discovery") } },
+    { name: "a2a.card", path: CARD_PATH, methods: { GET: document("card") } },
+    { name: "schema", path: SCHEMA_PATH, methods: { GET: document("schema") } },
+    {
+      name: "native.submit",
+      path: SUBMIT_PATH,
+      methods: { POST: chain([limited, bounded], submit) },
+    },
+    {
+      name: "native.status",
+      path: STATUS_PATH.replace("{id}", ":id"),
+      methods: { GET: chain([limited], statusHandler(parts.intake)) },
+    },
+    // Some clients append a slash to the card's interface URL; both spellings are the endpoint.
+    { name: "a2a", path: A2A_PATH, methods: { POST: a2a } },
+    { name: "a2a", path: A2A_PATH + "/", methods: { POST: a2a } },
+  ];
+  const pipeline = compose([
+    requestLog(parts.log, parts.now),
+    responseHeaders(),
+    errorBoundary(parts.onError),
+    identifySource(parts.trustedProxies),
+  ], router(routes));
+  return (request, remoteAddress) => {
+    let url: URL;
+    try {
+      url = new URL(request.url);
+    } catch {
+      return Promise.resolve(errorResponse("not_found"));
+    }
+    const context: Context = {
+      request,
+      url,
+      remoteAddress,
+      startedAt: parts.now(),
+      source: "unknown",
+      params: {},
+      body: undefined,
+      log: { outcome: "none" },
+    };
+    return pipeline(context);
+  };
+}

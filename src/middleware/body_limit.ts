@@ -1,0 +1,81 @@
+/**
+ * Reads the request body under a byte limit, counting the bytes actually received: a
+ * `Content-Length` above the limit is refused before reading (when no `Transfer-Encoding`
+ * overrides it, RFC 9112 §6.3), and a body without a length, chunked, or with a lying length is
+ * cut off at the first byte past the limit. At most limit + one chunk is ever buffered, and the
+ * stream is cancelled so the runtime stops receiving it. A sender that stalls mid-body is answered
+ * `408 request_timeout` when the read deadline passes.
+ *
+ * @module
+ */
+import { errorResponse } from "../errors.ts";
+import type { Context, Middleware } from "./compose.ts";
+
+/** Why a body could not be read. */
+export type BodyRefusal = "too_large" | "request_timeout";
+
+/**
+ * Reads `request`'s body: the bytes, or the refusal. `timeoutMs` bounds the whole read.
+ */
+export async function readBodyWithin(
+  request: Request,
+  maxBytes: number,
+  timeoutMs: number,
+): Promise<Uint8Array<ArrayBuffer> | BodyRefusal> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && !request.headers.has("transfer-encoding")) {
+    const length = Number(declared);
+    if (Number.isFinite(length) && length > maxBytes) return "too_large";
+  }
+  if (request.body === null) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  let total = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<"request_timeout">((resolve) => {
+    timer = setTimeout(() => resolve("request_timeout"), timeoutMs);
+  });
+  try {
+    while (true) {
+      const step = await Promise.race([reader.read(), deadline]);
+      if (step === "request_timeout") {
+        reader.cancel().catch(() => {});
+        return "request_timeout";
+      }
+      if (step.done) break;
+      total += step.value.byteLength;
+      if (total > maxBytes) {
+        reader.cancel().catch(() => {});
+        return "too_large";
+      }
+      chunks.push(step.value);
+    }
+  } catch {
+    // The peer reset or the runtime aborted the body: treat it as a body that never completed.
+    return "request_timeout";
+  } finally {
+    clearTimeout(timer);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const body = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}
+
+/** The body-limit middleware: sets `context.body` or answers 413 / 408. */
+export function bodyLimit(maxBytes: number, timeoutMs: number): Middleware {
+  return async (context: Context, next) => {
+    const body = await readBodyWithin(context.request, maxBytes, timeoutMs);
+    if (typeof body === "string") {
+      context.log.outcome = "refused";
+      context.log.code = body;
+      return errorResponse(body);
+    }
+    context.body = body;
+    return next();
+  };
+}

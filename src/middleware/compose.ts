@@ -1,0 +1,56 @@
+/**
+ * The whole middleware engine. A middleware either answers (returns a Response without calling
+ * `next`) or passes the request on; expected refusals are early returns, not exceptions.
+ *
+ * @module
+ */
+
+/** Per-request state shared by the middleware chain. */
+export interface Context {
+  /** The incoming request. */
+  readonly request: Request;
+  /** The parsed request URL. */
+  readonly url: URL;
+  /** The peer address the runtime saw (the entry file's fact), if any. */
+  readonly remoteAddress: string | undefined;
+  /** Time the request arrived, in epoch milliseconds, from the configured clock. */
+  readonly startedAt: number;
+  /** The rate-limit key of the sender (IPv4 /32, IPv6 /64), set by the source middleware. */
+  source: string;
+  /** Path parameters of the matched route. */
+  params: Record<string, string>;
+  /** The body bytes, read under the size limit by the body-limit middleware. */
+  body: Uint8Array<ArrayBuffer> | undefined;
+  /** What the request log reports: never content, never a raw address. */
+  log: RequestLog;
+}
+
+/** One request's log fields, filled in along the chain. */
+export interface RequestLog {
+  /** A short outcome such as `accepted`, `refused`, `served`. */
+  outcome: string;
+  /** The stable error code or JSON-RPC code, for refusals. */
+  code?: string | number;
+  /** The receipt id, for accepted submissions. */
+  receiptId?: string;
+  /** The route name, such as `native.submit` or `a2a`. */
+  route?: string;
+}
+
+/** A middleware: answer, or call `next` to pass the request on. */
+export type Middleware = (context: Context, next: () => Promise<Response>) => Promise<Response>;
+
+/** Composes middleware into one function; the last `next` answers `404 not_found`-style. */
+export function compose(
+  middleware: readonly Middleware[],
+  terminal: (context: Context) => Promise<Response>,
+): (context: Context) => Promise<Response> {
+  return (context) => {
+    const dispatch = (index: number): Promise<Response> => {
+      const current = middleware[index];
+      if (current === undefined) return terminal(context);
+      return current(context, () => dispatch(index + 1));
+    };
+    return dispatch(0);
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * Routing: exact paths and one-parameter templates, matched segment by segment (no regular
+ * expressions on the request path). An unknown path is `404 not_found`, a known path with another
+ * method `405 method_not_allowed` with `Allow` (RFC 9110 §15.5.6), and `OPTIONS` a CORS preflight
+ * answer, all before any body is read or any limit consumed.
+ *
+ * @module
+ */
+import { errorResponse } from "../errors.ts";
+import type { Context } from "./compose.ts";
+
+/** What runs for one method of one route. */
+export type RouteHandler = (context: Context) => Promise<Response>;
+
+/** One route: a path (segments starting with `:` are parameters) and its methods. */
+export interface Route {
+  /** A name for logs, such as `native.submit`. */
+  readonly name: string;
+  /** The path template, for example `/beacon/0.1/submissions/:id`. */
+  readonly path: string;
+  /** Handlers by method; `HEAD` falls back to `GET` with the body dropped. */
+  readonly methods: Readonly<Partial<Record<string, RouteHandler>>>;
+}
+
+interface CompiledRoute extends Route {
+  readonly segments: readonly string[];
+  readonly allow: string;
+}
+
+/** Request headers a cross-origin caller may send (answered in preflights). */
+const ALLOWED_HEADERS = "content-type, a2a-version, a2a-extensions, idempotency-key, if-none-match";
+
+function split(path: string): string[] {
+  return path.split("/").filter((segment, index, all) =>
+    index > 0 || segment !== "" || all.length === 1
+  );
+}
+
+function match(
+  route: CompiledRoute,
+  segments: readonly string[],
+): Record<string, string> | undefined {
+  if (route.segments.length !== segments.length) return undefined;
+  let params: Record<string, string> | undefined;
+  for (let i = 0; i < segments.length; i++) {
+    const expected = route.segments[i];
+    if (expected.startsWith(":")) {
+      if (segments[i] === "") return undefined;
+      (params ??= {})[expected.slice(1)] = segments[i];
+    } else if (expected !== segments[i]) {
+      return undefined;
+    }
+  }
+  return params ?? {};
+}
+
+/** The router: dispatches to the matched route's handler for the method (the chain's end). */
+export function router(routes: readonly Route[]): RouteHandler {
+  const compiled: CompiledRoute[] = routes.map((route) => {
+    const methods = Object.keys(route.methods);
+    if (route.methods.GET && !route.methods.HEAD) methods.push("HEAD");
+    methods.push("OPTIONS");
+    return { ...route, segments: split(route.path), allow: methods.join(", ") };
+  });
+  return async (context) => {
+    const segments = split(context.url.pathname);
+    for (const route of compiled) {
+      const params = match(route, segments);
+      if (params === undefined) continue;
+      context.params = params;
+      context.log.route = route.name;
+      const method = context.request.method;
+      const handler = route.methods[method] ?? (method === "HEAD" ? route.methods.GET : undefined);
+      if (handler !== undefined) {
+        const response = await handler(context);
+        return method === "HEAD" && response.body !== null
+          ? new Response(null, response)
+          : response;
+      }
+      if (method === "OPTIONS") {
+        context.log.outcome = "served";
+        return new Response(null, {
+          status: 204,
+          headers: {
+            allow: route.allow,
+            "access-control-allow-methods": route.allow,
+            "access-control-allow-headers": ALLOWED_HEADERS,
+            "access-control-max-age": "86400",
+          },
+        });
+      }
+      context.log.outcome = "refused";
+      context.log.code = "method_not_allowed";
+      return errorResponse("method_not_allowed", undefined, { allow: route.allow });
+    }
+    context.log.outcome = "refused";
+    context.log.code = "not_found";
+    return errorResponse("not_found");
+  };
+}

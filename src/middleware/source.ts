@@ -1,0 +1,126 @@
+/**
+ * Source identification: which sender a request counts against. The key is the peer address the
+ * runtime saw, reduced to what one party plausibly controls: an IPv4 address (/32), an IPv6 /64
+ * (the smallest prefix RFC 6177 / RFC 7421 let a site assign, so rotating addresses inside one
+ * prefix does not escape a limit), and IPv4-mapped IPv6 (RFC 4291 §2.5.5.2) collapsed to IPv4.
+ *
+ * Forwarding headers are written by the client unless a proxy we trust overwrote them, so they are
+ * ignored unless `trustedProxies` is set; then they are read right to left, skipping one entry per
+ * trusted proxy (each proxy appends the address it received the request from).
+ *
+ * @module
+ */
+import type { Middleware } from "./compose.ts";
+
+/** The key used when no address is known (every such request shares one bucket). */
+export const UNKNOWN_SOURCE = "unknown";
+
+/** Reduces an address to its rate-limit key; `unknown` when it is not an IP address. */
+export function sourceKey(address: string | undefined): string {
+  if (address === undefined) return UNKNOWN_SOURCE;
+  let text = address.trim();
+  if (text.startsWith("[")) {
+    text = text.slice(1, text.indexOf("]") > 0 ? text.indexOf("]") : undefined);
+  }
+  const zone = text.indexOf("%"); // RFC 6874 zone ids name an interface, not a host
+  if (zone >= 0) text = text.slice(0, zone);
+  const v4 = parseIPv4(text);
+  if (v4 !== undefined) return v4;
+  const groups = parseIPv6(text);
+  if (groups === undefined) return UNKNOWN_SOURCE;
+  const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff;
+  if (mapped) {
+    return `${groups[6] >> 8}.${groups[6] & 255}.${groups[7] >> 8}.${groups[7] & 255}`;
+  }
+  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`;
+}
+
+function parseIPv4(text: string): string | undefined {
+  const parts = text.split(".");
+  if (parts.length !== 4) return undefined;
+  for (const part of parts) {
+    // Leading zeros are refused: some parsers read them as octal (CVE-2021-29923 style confusion).
+    if (!/^(0|[1-9][0-9]{0,2})$/.test(part) || Number(part) > 255) return undefined;
+  }
+  return text;
+}
+
+/** Parses an IPv6 address (RFC 4291 §2.2, including an embedded IPv4 tail) into 8 groups. */
+export function parseIPv6(text: string): number[] | undefined {
+  if (text.length > 45 || !text.includes(":")) return undefined;
+  let tail: number[] = [];
+  let head = text;
+  const lastColon = text.lastIndexOf(":");
+  const maybeV4 = text.slice(lastColon + 1);
+  if (maybeV4.includes(".")) {
+    const v4 = parseIPv4(maybeV4);
+    if (v4 === undefined) return undefined;
+    const b = v4.split(".").map(Number);
+    tail = [(b[0] << 8) | b[1], (b[2] << 8) | b[3]];
+    head = text.slice(0, lastColon + 1) + "0"; // placeholder keeps the split shape
+  }
+  const halves = head.split("::");
+  if (halves.length > 2) return undefined;
+  const parse = (part: string): number[] | undefined => {
+    if (part === "") return [];
+    const out: number[] = [];
+    for (const group of part.split(":")) {
+      if (!/^[0-9a-fA-F]{1,4}$/.test(group)) return undefined;
+      out.push(parseInt(group, 16));
+    }
+    return out;
+  };
+  const left = parse(halves[0]);
+  const right = halves.length === 2 ? parse(halves[1]) : [];
+  if (left === undefined || right === undefined) return undefined;
+  if (tail.length > 0) (right.length > 0 ? right : left).pop();
+  const total = left.length + right.length + tail.length;
+  if (halves.length === 1 && total !== 8) return undefined;
+  if (halves.length === 2 && total > 7) return undefined;
+  const zeros = new Array(8 - total).fill(0);
+  return [...left, ...zeros, ...right, ...tail];
+}
+
+/**
+ * The client address according to forwarding headers written by `trustedProxies` proxies, or
+ * undefined when the headers do not hold enough entries (then the peer address is used).
+ */
+export function forwardedAddress(headers: Headers, trustedProxies: number): string | undefined {
+  if (trustedProxies <= 0) return undefined;
+  const entries = forwardedFor(headers);
+  if (entries.length < trustedProxies) return undefined;
+  return entries[entries.length - trustedProxies];
+}
+
+function forwardedFor(headers: Headers): string[] {
+  const forwarded = headers.get("forwarded");
+  if (forwarded !== null) {
+    // RFC 7239 §4: comma-separated elements, each with `for=` naming the previous hop.
+    const out: string[] = [];
+    for (const element of forwarded.split(",")) {
+      for (const pair of element.split(";")) {
+        const eq = pair.indexOf("=");
+        if (eq < 0 || pair.slice(0, eq).trim().toLowerCase() !== "for") continue;
+        let value = pair.slice(eq + 1).trim();
+        if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+        if (value.startsWith("[")) value = value.slice(1, value.indexOf("]"));
+        else if (value.split(":").length === 2) value = value.slice(0, value.indexOf(":"));
+        out.push(value);
+      }
+    }
+    return out;
+  }
+  const xff = headers.get("x-forwarded-for");
+  if (xff === null) return [];
+  return xff.split(",").map((entry) => entry.trim());
+}
+
+/** Sets `context.source` from the peer address, or from trusted forwarding headers. */
+export function identifySource(trustedProxies: number): Middleware {
+  return (context, next) => {
+    const address = forwardedAddress(context.request.headers, trustedProxies) ??
+      context.remoteAddress;
+    context.source = sourceKey(address);
+    return next();
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * The beacon/0.1 discovery document served at `/.well-known/autonomous-agent` (RFC 8615 well-known
+ * URI): where to submit, what is accepted, the limits and the policies, stated so that an agent
+ * can decide before its first submission. Normative description: docs/protocol-0.1.md.
+ *
+ * @module
+ */
+import { formatRateLimit, type RateLimit } from "../limits/rate.ts";
+
+/** The literal statement of design principle 5, shared by the card and this document. */
+export const IDENTITY_STATEMENT =
+  "Cryptographic identity does not establish autonomy, consciousness or personhood.";
+
+/** Path of the native submit endpoint. */
+export const SUBMIT_PATH = "/beacon/0.1/submissions";
+/** Path template of the native status endpoint. */
+export const STATUS_PATH = "/beacon/0.1/submissions/{id}";
+/** Path of the discovery document. */
+export const DISCOVERY_PATH = "/.well-known/autonomous-agent";
+/** Path of the served message schema. */
+export const SCHEMA_PATH = "/schemas/message.schema.json";
+/** Path of the A2A agent card. */
+export const CARD_PATH = "/.well-known/agent-card.json";
+/** Path of the A2A JSON-RPC endpoint. */
+export const A2A_PATH = "/a2a/v1";
+
+/** What the discovery document is built from. */
+export interface DiscoveryFacts {
+  /** The public origin, without a trailing slash. */
+  readonly origin: string;
+  readonly maxBodyBytes: number;
+  readonly rateLimit: RateLimit | undefined;
+  /** Base64url raw Ed25519 key that signs receipts, when receipts are signed. */
+  readonly receiptKey?: string;
+}
+
+/** Builds the discovery document for an origin. */
+export function discoveryDocument(facts: DiscoveryFacts): Record<string, unknown> {
+  const { origin } = facts;
+  const document: Record<string, unknown> = {
+    protocol: "beacon/0.1",
+    name: "Beacon",
+    description: "A public intake where autonomous software agents submit messages for " +
+      "asynchronous human review. Submissions are stored append-only and read by people; " +
+      "nothing is processed automatically and nobody replies.",
+    endpoints: {
+      submit: origin + SUBMIT_PATH,
+      status: origin + STATUS_PATH,
+    },
+    accepts: ["application/json", "text/plain; charset=utf-8"],
+    messageSchema: origin + SCHEMA_PATH,
+    limits: {
+      maxBodyBytes: facts.maxBodyBytes,
+      rateLimit: facts.rateLimit === undefined ? null : {
+        requests: facts.rateLimit.count,
+        periodSeconds: facts.rateLimit.periodMs / 1000,
+        text: formatRateLimit(facts.rateLimit),
+        scope: "per source address (IPv4 address, IPv6 /64)",
+      },
+    },
+    policies: {
+      reply: "never",
+      contact:
+        "never: no callbacks, push, webhooks, URL resolution or DNS lookups of submitted data",
+      echo: "never: responses carry no submitted content, only receipts with digests",
+      storage: "append-only",
+      review: "asynchronous, by humans; no processing, reply or action is promised",
+      identity: "optional Ed25519 signatures prove key continuity only",
+    },
+    statement: IDENTITY_STATEMENT,
+    agentCard: origin + CARD_PATH,
+    a2a: origin + A2A_PATH,
+  };
+  if (facts.receiptKey !== undefined) {
+    document.receiptSigning = { algorithm: "Ed25519", publicKey: facts.receiptKey };
+  }
+  return document;
+}

@@ -1,0 +1,99 @@
+/**
+ * Reads the Beacon's environment variables into options, the same way on every runtime (each
+ * entry file passes its own way of reading a variable). Invalid values stop the start with a
+ * message naming the variable, never a silently weaker configuration.
+ *
+ * | variable | meaning | default |
+ * |---|---|---|
+ * | `PORT` | TCP port to listen on (`0` picks a free one) | `8000` |
+ * | `HOSTNAME` | address to listen on | `0.0.0.0` |
+ * | `BEACON_DATABASE_URL` | libSQL URL | `file:data/beacon.db` |
+ * | `BEACON_DATABASE_AUTH_TOKEN` | Turso / sqld token | none |
+ * | `BEACON_PUBLIC_URL` | public origin for documents and receipts | the request's origin |
+ * | `BEACON_RATE_LIMIT` | `10/1m` syntax or `off` | `10/1m` |
+ * | `BEACON_TRUSTED_PROXIES` | reverse proxies whose forwarding headers count | `0` |
+ * | `BEACON_SOURCE_SALT` | hex salt (≥ 16 bytes) for source hashes | stored in the database |
+ * | `BEACON_LOG` | `on` (one JSON line per request) or `off` | `on` |
+ *
+ * @module
+ */
+import type { BeaconOptions } from "../../mod.ts";
+import { parseRateLimit } from "../limits/rate.ts";
+
+/** Every variable the Beacon reads (entries grant access to exactly these). */
+export const ENVIRONMENT_VARIABLES = [
+  "PORT",
+  "HOSTNAME",
+  "BEACON_DATABASE_URL",
+  "BEACON_DATABASE_AUTH_TOKEN",
+  "BEACON_PUBLIC_URL",
+  "BEACON_RATE_LIMIT",
+  "BEACON_TRUSTED_PROXIES",
+  "BEACON_SOURCE_SALT",
+  "BEACON_LOG",
+] as const;
+
+/** The resolved server configuration. */
+export interface ServerConfig {
+  readonly port: number;
+  readonly hostname: string;
+  readonly logRequests: boolean;
+  readonly options: BeaconOptions;
+}
+
+function integer(name: string, text: string, min: number, max: number): number {
+  if (!/^[0-9]{1,6}$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new Error(`Cannot start: ${name} must be an integer from ${min} to ${max}`);
+  }
+  return Number(text);
+}
+
+/** Resolves the configuration from `read(name)`. Throws with a message naming the variable. */
+export function configFromEnvironment(read: (name: string) => string | undefined): ServerConfig {
+  const get = (name: string) => {
+    const value = read(name);
+    return value === undefined || value === "" ? undefined : value;
+  };
+  const options: BeaconOptions = {
+    database: {
+      url: get("BEACON_DATABASE_URL") ?? "file:data/beacon.db",
+      authToken: get("BEACON_DATABASE_AUTH_TOKEN"),
+    },
+  };
+  const publicUrl = get("BEACON_PUBLIC_URL");
+  if (publicUrl !== undefined) {
+    if (!URL.canParse(publicUrl) || !/^https?:$/.test(new URL(publicUrl).protocol)) {
+      throw new Error("Cannot start: BEACON_PUBLIC_URL must be an http(s) URL");
+    }
+    options.publicUrl = publicUrl;
+  }
+  const rate = get("BEACON_RATE_LIMIT");
+  if (rate !== undefined) {
+    try {
+      options.rateLimit = parseRateLimit(rate) ?? "off";
+    } catch {
+      throw new Error('Cannot start: BEACON_RATE_LIMIT must be "off" or like "10/1m"');
+    }
+  }
+  const proxies = get("BEACON_TRUSTED_PROXIES");
+  if (proxies !== undefined) {
+    options.trustedProxies = integer("BEACON_TRUSTED_PROXIES", proxies, 0, 10);
+  }
+  const salt = get("BEACON_SOURCE_SALT");
+  if (salt !== undefined) {
+    if (!/^([0-9a-fA-F]{2}){16,64}$/.test(salt)) {
+      throw new Error("Cannot start: BEACON_SOURCE_SALT must be 32 to 128 hex digits");
+    }
+    options.sourceSalt = new Uint8Array(salt.match(/../g)!.map((pair) => parseInt(pair, 16)));
+  }
+  const log = get("BEACON_LOG") ?? "on";
+  if (log !== "on" && log !== "off") {
+    throw new Error('Cannot start: BEACON_LOG must be "on" or "off"');
+  }
+  return {
+    port: integer("PORT", get("PORT") ?? "8000", 0, 65535),
+    hostname: get("HOSTNAME") ?? "0.0.0.0",
+    logRequests: log === "on",
+    options,
+  };
+}

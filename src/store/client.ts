@@ -1,0 +1,60 @@
+/**
+ * Chooses and opens the libSQL client from the database URL. The module for each kind is imported
+ * lazily, so a runtime without native modules (Workers, Deno Deploy) never loads the embedded one:
+ *
+ * - `file:` and `:memory:` — the embedded database (`@libsql/client`, native), one connection so
+ *   the durability PRAGMAs below hold for every statement (version 0.18 pools several connections
+ *   per file client otherwise, and `synchronous` is per connection);
+ * - `libsql:`, `https:`, `http:`, `wss:`, `ws:` — Turso / `sqld` over the network
+ *   (`@libsql/client/web`, fetch or WebSocket only).
+ *
+ * @module
+ */
+import type { Client } from "@libsql/client";
+
+/** Where the database is and how to authenticate. */
+export interface DatabaseConfig {
+  /** A libSQL URL: `file:data/beacon.db`, `:memory:`, `libsql://…`, `https://…`. */
+  readonly url: string;
+  /** The Turso / sqld token for remote URLs. */
+  readonly authToken?: string;
+}
+
+/** Whether the URL names an embedded database (file or memory). */
+export function isEmbedded(url: string): boolean {
+  return url.startsWith("file:") || url === ":memory:";
+}
+
+/**
+ * Durability per connection (SQLite "PRAGMA synchronous", WAL mode): with WAL and FULL, a
+ * committed transaction survives power loss because the WAL is synced at every commit; NORMAL
+ * would only survive an application crash.
+ */
+const EMBEDDED_PRAGMAS = [
+  "PRAGMA journal_mode = WAL",
+  "PRAGMA synchronous = FULL",
+  "PRAGMA busy_timeout = 5000",
+  "PRAGMA foreign_keys = ON",
+];
+
+/** Opens a client for `config.url`, creating the embedded database's folder if needed. */
+export async function openClient(config: DatabaseConfig): Promise<Client> {
+  if (isEmbedded(config.url)) {
+    if (config.url !== ":memory:") await ensureFolder(config.url);
+    const { createClient } = await import("@libsql/client");
+    const client = createClient({ url: config.url, concurrency: 1, intMode: "number" });
+    for (const pragma of EMBEDDED_PRAGMAS) await client.execute(pragma);
+    return client;
+  }
+  const { createClient } = await import("@libsql/client/web");
+  return createClient({ url: config.url, authToken: config.authToken, intMode: "number" });
+}
+
+async function ensureFolder(url: string): Promise<void> {
+  const path = url.slice("file:".length).split("?")[0];
+  const slash = path.lastIndexOf("/");
+  if (slash <= 0) return;
+  // node:fs is available on every runtime that can load the embedded client (Deno, Bun, Node).
+  const { mkdir } = await import("node:fs/promises");
+  await mkdir(path.slice(0, slash), { recursive: true });
+}

@@ -1,0 +1,90 @@
+/**
+ * Group commit: concurrent submissions share one durable transaction. The first write after an
+ * idle period is committed at once (a lone submission waits for exactly one commit); writes that
+ * arrive while a commit is running queue up and all go into the next one. Each caller's promise
+ * settles only after the transaction holding its row has committed, so a receipt is never sent
+ * for a row that is not durable.
+ *
+ * If a shared transaction fails, its writes are retried one per transaction, so one bad row (a
+ * broken constraint) cannot fail the submissions it happened to share a commit with.
+ *
+ * @module
+ */
+import type { Client, InStatement } from "@libsql/client";
+
+interface Pending {
+  readonly statement: InStatement;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Counters the benchmark prints: how many commits carried how many writes. */
+export interface CommitCounters {
+  /** Successful commits. */
+  commits: number;
+  /** Writes committed. */
+  writes: number;
+}
+
+/** Batches writes into shared transactions. */
+export class GroupCommitter {
+  readonly #client: Client;
+  readonly #maxBatch: number;
+  #queue: Pending[] = [];
+  #running = false;
+  /** Commit counters since start. */
+  readonly counters: CommitCounters = { commits: 0, writes: 0 };
+
+  /** `maxBatch` bounds one transaction's size (and so the time one commit holds the writer). */
+  constructor(client: Client, maxBatch = 256) {
+    this.#client = client;
+    this.#maxBatch = maxBatch;
+  }
+
+  /** Resolves once `statement` is committed durably; rejects if it could not be. */
+  write(statement: InStatement): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ statement, resolve, reject });
+      if (!this.#running) {
+        this.#running = true;
+        // A macrotask, not a microtask: requests already received get to queue their writes
+        // before the commit starts, which is what lets concurrent submissions share it.
+        setTimeout(() => this.#drain(), 0);
+      }
+    });
+  }
+
+  /** Resolves when nothing is queued or being committed. */
+  async idle(): Promise<void> {
+    while (this.#running) await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.length <= this.#maxBatch
+          ? this.#queue
+          : this.#queue.slice(0, this.#maxBatch);
+        this.#queue = this.#queue.length <= this.#maxBatch ? [] : this.#queue.slice(this.#maxBatch);
+        await this.#commit(batch);
+      }
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  async #commit(batch: Pending[]): Promise<void> {
+    try {
+      await this.#client.batch(batch.map((pending) => pending.statement), "write");
+      this.counters.commits++;
+      this.counters.writes += batch.length;
+      for (const pending of batch) pending.resolve();
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0].reject(error);
+        return;
+      }
+      for (const pending of batch) await this.#commit([pending]);
+    }
+  }
+}

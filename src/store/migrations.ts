@@ -1,0 +1,92 @@
+/**
+ * Versioned schema migrations, applied at start. Each is idempotent (`IF NOT EXISTS`, and the
+ * version row is inserted with `OR IGNORE`), so several instances starting at once against one
+ * database cannot trip over each other, and a rerun changes nothing.
+ *
+ * Append-only is enforced by the database itself (design principle 3): `BEFORE UPDATE` and
+ * `BEFORE DELETE` triggers raise on every table that records what happened. No code may use
+ * `INSERT OR REPLACE` on them: REPLACE deletes the old row without firing delete triggers.
+ *
+ * @module
+ */
+import type { Client } from "@libsql/client";
+
+/** One migration: a version number and its statements. */
+export interface Migration {
+  /** Strictly increasing version. */
+  readonly version: number;
+  /** What it does, for the migrations table. */
+  readonly name: string;
+  /** The statements, run in one write transaction. */
+  readonly statements: readonly string[];
+}
+
+/** Statements that make `table` append-only: its rows can be inserted, never changed or removed. */
+export function appendOnly(table: string): string[] {
+  return ["UPDATE", "DELETE"].map((operation) =>
+    `CREATE TRIGGER IF NOT EXISTS ${table}_no_${operation.toLowerCase()} ` +
+    `BEFORE ${operation} ON ${table} ` +
+    `BEGIN SELECT RAISE(ABORT, '${table} is append-only'); END`
+  );
+}
+
+/** Every migration, oldest first. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "submissions and secrets",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS submissions (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        context_id TEXT NOT NULL,
+        received_at TEXT NOT NULL,
+        surface TEXT NOT NULL CHECK (surface IN ('native', 'a2a')),
+        kind TEXT NOT NULL CHECK (kind IN ('structured', 'unstructured')),
+        content_type TEXT NOT NULL,
+        content BLOB NOT NULL,
+        size INTEGER NOT NULL,
+        digest TEXT NOT NULL,
+        source_hash TEXT NOT NULL,
+        identity_fingerprint TEXT,
+        identity_verified INTEGER,
+        idempotency_key TEXT
+      ) STRICT`,
+      ...appendOnly("submissions"),
+      `CREATE INDEX IF NOT EXISTS submissions_idempotency
+        ON submissions (source_hash, idempotency_key) WHERE idempotency_key IS NOT NULL`,
+      `CREATE TABLE IF NOT EXISTS secrets (
+        name TEXT PRIMARY KEY,
+        value BLOB NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT`,
+      ...appendOnly("secrets"),
+    ],
+  },
+];
+
+/** Applies every migration not yet recorded. Safe to call at every start. */
+export async function migrate(client: Client, now: () => number = Date.now): Promise<number> {
+  await client.execute(
+    `CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`,
+  );
+  const applied = new Set(
+    (await client.execute("SELECT version FROM schema_migrations")).rows.map((row) =>
+      Number(row.version)
+    ),
+  );
+  let count = 0;
+  for (const migration of MIGRATIONS) {
+    if (applied.has(migration.version)) continue;
+    await client.batch([
+      ...migration.statements,
+      {
+        sql: "INSERT OR IGNORE INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+        args: [migration.version, migration.name, new Date(now()).toISOString()],
+      },
+    ], "write");
+    count++;
+  }
+  return count;
+}

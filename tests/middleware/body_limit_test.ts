@@ -1,0 +1,103 @@
+import { assert, assertEquals } from "../support/assert.ts";
+import { readBodyWithin } from "../../src/middleware/body_limit.ts";
+
+const LIMIT = 64;
+
+function streamOf(chunks: Uint8Array[], onPull?: () => void): ReadableStream<Uint8Array> {
+  let index = 0;
+  return new ReadableStream({
+    pull(controller) {
+      onPull?.();
+      if (index < chunks.length) controller.enqueue(chunks[index++]);
+      else controller.close();
+    },
+  });
+}
+
+function request(body: BodyInit | null, headers: Record<string, string> = {}): Request {
+  return new Request("http://127.0.0.1/x", { method: "POST", body, headers });
+}
+
+Deno.test("readBodyWithin() accepts a body of exactly the limit", async () => {
+  const body = await readBodyWithin(request(new Uint8Array(LIMIT)), LIMIT, 1000);
+  assert(body instanceof Uint8Array);
+  assertEquals(body.byteLength, LIMIT);
+});
+
+Deno.test("readBodyWithin() refuses limit + 1 bytes", async () => {
+  assertEquals(await readBodyWithin(request(new Uint8Array(LIMIT + 1)), LIMIT, 1000), "too_large");
+});
+
+Deno.test("readBodyWithin() refuses an oversized Content-Length before reading", async () => {
+  let pulls = 0;
+  const stream = streamOf([new Uint8Array(1)], () => pulls++);
+  const refusal = await readBodyWithin(
+    request(stream, { "content-length": String(LIMIT + 1) }),
+    LIMIT,
+    1000,
+  );
+  assertEquals(refusal, "too_large");
+  assertEquals(pulls <= 1, true, "the body is not read"); // the stream may prime one pull
+});
+
+Deno.test("readBodyWithin() counts 1-byte chunks of a body without a length", async () => {
+  const ok = Array.from({ length: LIMIT }, () => new Uint8Array([120]));
+  const body = await readBodyWithin(request(streamOf(ok)), LIMIT, 1000);
+  assert(body instanceof Uint8Array);
+  assertEquals(body.byteLength, LIMIT);
+  const over = Array.from({ length: LIMIT + 1 }, () => new Uint8Array([120]));
+  assertEquals(await readBodyWithin(request(streamOf(over)), LIMIT, 1000), "too_large");
+});
+
+Deno.test("readBodyWithin() stops reading at the first byte past the limit", async () => {
+  let pulls = 0;
+  const endless = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      pulls++;
+      controller.enqueue(new Uint8Array(16));
+    },
+  });
+  assertEquals(await readBodyWithin(request(endless), LIMIT, 1000), "too_large");
+  assert(pulls <= LIMIT / 16 + 2, `read ${pulls} chunks`);
+});
+
+Deno.test("readBodyWithin() does not trust a Content-Length that lies low", async () => {
+  const stream = streamOf([new Uint8Array(LIMIT), new Uint8Array(LIMIT)]);
+  assertEquals(
+    await readBodyWithin(request(stream, { "content-length": "10" }), LIMIT, 1000),
+    "too_large",
+  );
+});
+
+Deno.test("readBodyWithin() ignores Content-Length when Transfer-Encoding is present", async () => {
+  const body = await readBodyWithin(
+    request(streamOf([new Uint8Array(8)]), {
+      "content-length": String(LIMIT * 10),
+      "transfer-encoding": "chunked",
+    }),
+    LIMIT,
+    1000,
+  );
+  assert(body instanceof Uint8Array);
+  assertEquals(body.byteLength, 8);
+});
+
+Deno.test("readBodyWithin() answers a stalled body with request_timeout", async () => {
+  let cancelled = false;
+  const stalled = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new Uint8Array(4));
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  assertEquals(await readBodyWithin(request(stalled), LIMIT, 50), "request_timeout");
+  assert(cancelled, "the stalled stream is cancelled so the connection is freed");
+});
+
+Deno.test("readBodyWithin() returns an empty body for a request without one", async () => {
+  const body = await readBodyWithin(request(null), LIMIT, 1000);
+  assert(body instanceof Uint8Array);
+  assertEquals(body.byteLength, 0);
+});

@@ -1,0 +1,91 @@
+/**
+ * Starts the real Beacon server (`src/runtime/deno.ts`, the `deno task start` entry) as a child
+ * process on an ephemeral loopback port with a temporary database file, for end-to-end tests.
+ *
+ * @module
+ */
+
+/** A running server process. */
+export interface ServerProcess {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  /** The database URL it uses (`file:<tmp>/beacon.db`). */
+  readonly databaseUrl: string;
+  /** The temporary folder holding the database. */
+  readonly directory: string;
+  /** JSON lines the server printed so far. */
+  readonly lines: Record<string, unknown>[];
+  /** Sends a signal and waits for the exit status. */
+  stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
+}
+
+const ENTRY = new URL("../../src/runtime/deno.ts", import.meta.url).pathname;
+
+/** Starts the server; `env` adds or overrides environment variables. */
+export async function startServer(
+  options: { env?: Record<string, string>; directory?: string } = {},
+): Promise<ServerProcess> {
+  const directory = options.directory ?? await Deno.makeTempDir({ prefix: "beacon-test-" });
+  const databaseUrl = `file:${directory}/beacon.db`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", ENTRY],
+    env: {
+      PORT: "0",
+      HOSTNAME: "127.0.0.1",
+      BEACON_DATABASE_URL: databaseUrl,
+      BEACON_RATE_LIMIT: "off",
+      ...options.env,
+    },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines: Record<string, unknown>[] = [];
+  let resolvePort: (port: number) => void;
+  let rejectPort: (error: Error) => void;
+  const port = new Promise<number>((resolve, reject) => {
+    resolvePort = resolve;
+    rejectPort = reject;
+  });
+  const reading = (async () => {
+    let buffered = "";
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      buffered += chunk;
+      let newline;
+      while ((newline = buffered.indexOf("\n")) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        try {
+          const parsed = JSON.parse(line);
+          lines.push(parsed);
+          if (parsed.event === "listening") resolvePort(parsed.port);
+        } catch {
+          // not a JSON line
+        }
+      }
+    }
+    rejectPort(new Error("server exited before listening"));
+  })();
+  const timer = setTimeout(() => rejectPort(new Error("server did not start in 30 s")), 30_000);
+  let listening: number;
+  try {
+    listening = await port;
+  } finally {
+    clearTimeout(timer);
+  }
+  return {
+    url: `http://127.0.0.1:${listening}`,
+    databaseUrl,
+    directory,
+    lines,
+    async stop(signal: Deno.Signal = "SIGTERM") {
+      try {
+        child.kill(signal);
+      } catch {
+        // already gone
+      }
+      const status = await child.status;
+      await reading;
+      return status;
+    },
+  };
+}
