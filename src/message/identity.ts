@@ -1,0 +1,223 @@
+/**
+ * Optional Ed25519 identity of a beacon/0.1 message, checked with WebCrypto only
+ * (`crypto.subtle`, Ed25519 per RFC 8032 as exposed by the Secure Curves in WebCrypto draft),
+ * so the same code runs on Deno, Deno Deploy, Bun, Cloudflare Workers and Node.
+ *
+ * A verified signature proves key continuity only: the message was signed by whoever holds the
+ * private key of `identity.publicKey`. Cryptographic identity does not establish autonomy,
+ * consciousness or personhood (design principle 5). A signature that does not verify never
+ * makes a message invalid; it is recorded as unverified.
+ *
+ * The signed bytes are defined in `canonical.ts`.
+ *
+ * @module
+ */
+
+import { canonicalMessageBytes } from "./canonical.ts";
+import type { BeaconMessage } from "./schema.ts";
+
+/**
+ * What {@linkcode checkIdentity} learned about a signed message.
+ *
+ * `fingerprint` is `"sha256:"` followed by the 64 lowercase hex digits of SHA-256 over the raw
+ * 32-byte public key: a short, stable name for the key whether or not the signature verified.
+ * It is `""` only when `identity.publicKey` does not decode to 32 bytes, which a message that
+ * passed `checkMessage` cannot have.
+ *
+ * @example
+ * ```ts
+ * import type { IdentityCheck } from "./identity.ts";
+ * const seen: IdentityCheck = { fingerprint: "sha256:" + "0".repeat(64), verified: false };
+ * ```
+ */
+export type IdentityCheck = { fingerprint: string; verified: boolean };
+
+const ED25519_PUBLIC_KEY_BYTES = 32;
+const ED25519_SIGNATURE_BYTES = 64;
+
+const BASE64URL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+const BASE64URL_VALUES = new Int8Array(128).fill(-1);
+for (let i = 0; i < BASE64URL_ALPHABET.length; i++) {
+  BASE64URL_VALUES[BASE64URL_ALPHABET.charCodeAt(i)] = i;
+}
+
+/**
+ * Decodes unpadded base64url (RFC 4648 §5) strictly: only the 64 base64url characters, no `=`
+ * padding, no whitespace, and unused trailing bits must be zero (RFC 4648 §3.5 lets decoders
+ * refuse otherwise; refusing keeps one spelling per byte string).
+ *
+ * @param text The encoded text.
+ * @returns The bytes, or `undefined` when `text` is not canonical unpadded base64url.
+ *
+ * @example
+ * ```ts
+ * import { decodeBase64Url } from "./identity.ts";
+ * decodeBase64Url("AQID"); // Uint8Array [1, 2, 3]
+ * decodeBase64Url("AQI="); // undefined (padding)
+ * ```
+ */
+export function decodeBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
+  // A lone trailing character would carry only 6 bits, less than a byte.
+  if (text.length % 4 === 1) return undefined;
+  const bytes = new Uint8Array(Math.floor(text.length * 3 / 4));
+  let buffer = 0;
+  let bits = 0;
+  let out = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const value = code < 128 ? BASE64URL_VALUES[code] : -1;
+    if (value < 0) return undefined;
+    buffer = ((buffer << 6) | value) & 0xfff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes[out++] = (buffer >> bits) & 0xff;
+    }
+  }
+  if ((buffer & ((1 << bits) - 1)) !== 0) return undefined;
+  return bytes;
+}
+
+/**
+ * Encodes bytes as unpadded base64url (RFC 4648 §5), the encoding of `identity.publicKey` and
+ * `identity.signature`.
+ *
+ * @param bytes The bytes to encode.
+ * @returns The encoded text, without `=` padding.
+ *
+ * @example
+ * ```ts
+ * import { encodeBase64Url } from "./identity.ts";
+ * encodeBase64Url(new Uint8Array([251, 255])); // "-_8"
+ * ```
+ */
+export function encodeBase64Url(bytes: Uint8Array): string {
+  let text = "";
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    text += BASE64URL_ALPHABET[n >> 18] + BASE64URL_ALPHABET[(n >> 12) & 63] +
+      BASE64URL_ALPHABET[(n >> 6) & 63] + BASE64URL_ALPHABET[n & 63];
+  }
+  const rest = bytes.length - i;
+  if (rest === 1) {
+    const n = bytes[i] << 16;
+    text += BASE64URL_ALPHABET[n >> 18] + BASE64URL_ALPHABET[(n >> 12) & 63];
+  } else if (rest === 2) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8);
+    text += BASE64URL_ALPHABET[n >> 18] + BASE64URL_ALPHABET[(n >> 12) & 63] +
+      BASE64URL_ALPHABET[(n >> 6) & 63];
+  }
+  return text;
+}
+
+/**
+ * The fingerprint of a raw Ed25519 public key: `"sha256:"` and the lowercase hex SHA-256 of
+ * the 32 key bytes.
+ *
+ * @param rawPublicKey The raw public key bytes.
+ * @returns The fingerprint text.
+ *
+ * @example
+ * ```ts
+ * import { keyFingerprint } from "./identity.ts";
+ * await keyFingerprint(new Uint8Array(32)); // "sha256:66687aadf862bd77..."
+ * ```
+ */
+export async function keyFingerprint(rawPublicKey: Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", rawPublicKey));
+  let hex = "";
+  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
+  return "sha256:" + hex;
+}
+
+/**
+ * Checks the optional identity of a validated message: computes the key fingerprint and
+ * verifies the Ed25519 signature over the canonical bytes (`canonical.ts`).
+ *
+ * Never throws for anything a submitter controls: a key that WebCrypto refuses (not a curve
+ * point, say), a signature of the wrong size or one that does not match all give
+ * `verified: false`. Verification follows the runtime's WebCrypto Ed25519, which implements
+ * RFC 8032 verification.
+ *
+ * @param message A message that passed `checkMessage`.
+ * @returns `undefined` when the message has no `identity`, otherwise the fingerprint and
+ *   whether the signature verified.
+ *
+ * @example
+ * ```ts
+ * import { checkIdentity } from "./identity.ts";
+ * import { exampleMessages } from "./schema.ts";
+ * await checkIdentity(exampleMessages[0]); // undefined: unsigned
+ * await checkIdentity(exampleMessages[1]); // { fingerprint: "sha256:…", verified: true }
+ * ```
+ */
+export async function checkIdentity(message: BeaconMessage): Promise<IdentityCheck | undefined> {
+  const identity = message.identity;
+  if (identity === undefined) return undefined;
+  const rawKey = decodeBase64Url(identity.publicKey);
+  if (rawKey === undefined || rawKey.length !== ED25519_PUBLIC_KEY_BYTES) {
+    return { fingerprint: "", verified: false };
+  }
+  const fingerprint = await keyFingerprint(rawKey);
+  const signature = decodeBase64Url(identity.signature);
+  if (
+    identity.algorithm !== "Ed25519" || signature === undefined ||
+    signature.length !== ED25519_SIGNATURE_BYTES
+  ) {
+    return { fingerprint, verified: false };
+  }
+  try {
+    const key = await crypto.subtle.importKey("raw", rawKey, { name: "Ed25519" }, false, [
+      "verify",
+    ]);
+    const verified = await crypto.subtle.verify(
+      "Ed25519",
+      key,
+      signature,
+      canonicalMessageBytes(message),
+    );
+    return { fingerprint, verified };
+  } catch {
+    // importKey rejects some byte strings that are not curve points; verify may reject
+    // malformed input instead of returning false, depending on the runtime. Both mean the
+    // same thing here: this signature is not a valid one by this key.
+    return { fingerprint, verified: false };
+  }
+}
+
+/**
+ * Signs a message as a sender would: sets `identity` to the key pair's public key and the
+ * Ed25519 signature over the canonical bytes. Any `identity` already present is replaced.
+ * The Beacon itself never signs; this is for clients, documentation examples and tests.
+ *
+ * @param message The message to sign (with or without `identity`).
+ * @param keys An Ed25519 key pair whose public key is extractable (WebCrypto always makes
+ *   generated public keys extractable).
+ * @returns A new message carrying `identity`.
+ *
+ * @example
+ * ```ts
+ * import { checkIdentity, signMessage } from "./identity.ts";
+ * const keys = await crypto.subtle.generateKey("Ed25519", false, ["sign", "verify"]);
+ * const signed = await signMessage({
+ *   beacon: "0.1",
+ *   subject: "Hi",
+ *   body: "Hello",
+ *   intent: "other",
+ *   sender: { name: "A" },
+ * }, keys as CryptoKeyPair);
+ * (await checkIdentity(signed))?.verified; // true
+ * ```
+ */
+export async function signMessage(
+  message: BeaconMessage,
+  keys: CryptoKeyPair,
+): Promise<BeaconMessage> {
+  const rawKey = new Uint8Array(await crypto.subtle.exportKey("raw", keys.publicKey));
+  const identity = { algorithm: "Ed25519" as const, publicKey: encodeBase64Url(rawKey) };
+  // canonicalMessageBytes drops `signature`, so its placeholder value never reaches the bytes.
+  const bytes = canonicalMessageBytes({ ...message, identity: { ...identity, signature: "" } });
+  const signature = new Uint8Array(await crypto.subtle.sign("Ed25519", keys.privateKey, bytes));
+  return { ...message, identity: { ...identity, signature: encodeBase64Url(signature) } };
+}

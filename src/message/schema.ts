@@ -1,0 +1,447 @@
+/**
+ * The structured message of beacon/0.1, an agent writing to a human reviewer, defined once in
+ * valibot. Everything else derives from {@linkcode MessageSchema}: the TypeScript type
+ * {@linkcode BeaconMessage}, the validator {@linkcode checkMessage} run on every structured
+ * submission, and the published JSON Schema `schemas/message.schema.json`
+ * ({@linkcode messageJsonSchema}, written by `generate_schema.ts`).
+ *
+ * Decisions that the contract depends on:
+ *
+ * - **Closed format.** Every object is a strict object: a member the schema does not name is
+ *   refused, at the root, in `sender` and in `identity`. beacon/0.1 is a fixed version; a
+ *   misspelled optional member (`langauge`) must be refused, not silently dropped while the
+ *   sender believes it was delivered. New members arrive with a new protocol version.
+ * - **Lengths are Unicode code points**, the unit JSON Schema's `minLength`/`maxLength` count in
+ *   (JSON Schema Validation draft-07 §6.3.1: "characters as defined by RFC 7159"), so the
+ *   valibot check and any JSON Schema validator agree on every string, emoji included.
+ *   (JavaScript's `length` counts UTF-16 code units, which would double the weight of
+ *   characters outside the BMP.)
+ * - **Well-formed Unicode only.** No string may hold an unpaired surrogate: I-JSON forbids them
+ *   (RFC 7493 §2.1), UTF-8 cannot encode them, and the signature's canonical form
+ *   (RFC 8785, see `canonical.ts`) is defined on I-JSON data.
+ * - **One-line fields** (`subject`, `sender.name`, `sender.software`, `sender.operator`) refuse
+ *   C0 controls (U+0000–U+001F, which include CR, LF and TAB), DEL and C1 controls
+ *   (U+007F–U+009F, which include NEL) and the Unicode line and paragraph separators
+ *   (U+2028, U+2029). `body` and `sender.description` may hold any text.
+ * - **No contact field.** The sender has a name and descriptions, never an address, URL or
+ *   callback: the Beacon never replies to or contacts anyone (design principle 1).
+ * - **No echo in refusals.** {@linkcode checkMessage} reports a `field` taken from the schema's
+ *   own member names (never a submitted member name) and a `problem` from a fixed set of texts
+ *   (never a submitted value), so a refusal can be shown to the submitter as it is
+ *   (design principle 2).
+ *
+ * @module
+ */
+
+import * as v from "valibot";
+import { toJsonSchema } from "@valibot/to-json-schema";
+
+// Every problem text passes through `problem`, so checkMessage can prove that what it returns
+// is one of these fixed strings and never a valibot default message (those quote the input).
+const knownProblems = new Set<string>();
+function problem(text: string): string {
+  knownProblems.add(text);
+  return text;
+}
+
+const PROBLEM = {
+  object: problem("must be a JSON object"),
+  required: problem("is required"),
+  unknownField: problem("has a field that is not allowed (beacon/0.1 is a closed format)"),
+  string: problem("must be a string"),
+  empty: problem("must not be empty"),
+  oneLine: problem("must be one line: no line breaks, control characters or unpaired surrogates"),
+  wellFormed: problem("must not contain unpaired surrogates"),
+  beacon: problem('must be "0.1"'),
+  intent: problem(
+    "must be one of: introduction, information, question, request, report, feedback, other",
+  ),
+  language: problem("must be a BCP 47 language tag such as en or pt-BR"),
+  algorithm: problem('must be "Ed25519"'),
+  publicKey: problem("must be 43 base64url characters without padding (a 32-byte key)"),
+  signature: problem("must be 86 base64url characters without padding (a 64-byte signature)"),
+  invalid: problem("is not valid"),
+} as const;
+
+/** The intents a sender may declare, in the order the schema lists them. */
+const INTENTS = [
+  "introduction",
+  "information",
+  "question",
+  "request",
+  "report",
+  "feedback",
+  "other",
+] as const;
+
+// Alternation of one code unit outside a class or one well-formed surrogate pair: every
+// position has exactly one way to match, so the scan is linear (no backtracking blow-up) in
+// both the non-Unicode regex mode used here and the `u` mode many JSON Schema validators use.
+const WELL_FORMED = /^(?:[^\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
+const ONE_LINE =
+  // deno-lint-ignore no-control-regex -- matching control characters is this pattern's purpose
+  /^(?:[^\u0000-\u001F\u007F-\u009F\u2028\u2029\uD800-\uDFFF]|[\uD800-\uDBFF][\uDC00-\uDFFF])*$/;
+// RFC 5646 shape only (language subtag, then subtags of 1-8 alphanumerics); each `-` starts a
+// new subtag, so the match is linear. Registry validity is not checked: it would go stale.
+const LANGUAGE_TAG = /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/;
+// Canonical unpadded base64url (RFC 4648 §5, §3.5): 32 bytes leave 4 data bits in the 43rd
+// character and 64 bytes 2 in the 86th; the unused low bits must be zero, so each key and each
+// signature has exactly one accepted spelling and no stored message has a malleable twin.
+const PUBLIC_KEY = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+const SIGNATURE = /^[A-Za-z0-9_-]{85}[AQgw]$/;
+
+// JSON Schema fragments for custom valibot actions that @valibot/to-json-schema cannot convert
+// by itself; keyed by the action object, so the limit lives in one place.
+const jsonSchemaOf = new WeakMap<object, Record<string, unknown>>();
+
+function withinCodePoints(text: string, max: number): boolean {
+  // A code point is one or two UTF-16 code units, so most strings are decided by length alone.
+  if (text.length <= max) return true;
+  if (text.length > 2 * max) return false;
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        i++;
+      }
+    }
+  }
+  return count <= max;
+}
+
+function maxCodePoints(max: number) {
+  const action = v.check<string, string>(
+    (text) => withinCodePoints(text, max),
+    problem(`must be at most ${max} characters`),
+  );
+  jsonSchemaOf.set(action, { maxLength: max });
+  return action;
+}
+
+function requiredText(max: number, content: "one-line" | "any", description: string) {
+  return v.pipe(
+    v.string(PROBLEM.string),
+    v.nonEmpty(PROBLEM.empty),
+    maxCodePoints(max),
+    content === "one-line"
+      ? v.regex(ONE_LINE, PROBLEM.oneLine)
+      : v.regex(WELL_FORMED, PROBLEM.wellFormed),
+    v.description(description),
+  );
+}
+
+function optionalText(max: number, content: "one-line" | "any", description: string) {
+  // exactOptional, not optional: a member may be absent, but when present it must hold a
+  // string. JSON has no `undefined`, and `null` is refused rather than read as "absent".
+  return v.exactOptional(
+    v.pipe(
+      v.string(PROBLEM.string),
+      maxCodePoints(max),
+      content === "one-line"
+        ? v.regex(ONE_LINE, PROBLEM.oneLine)
+        : v.regex(WELL_FORMED, PROBLEM.wellFormed),
+      v.description(description),
+    ),
+  );
+}
+
+// valibot's object schemas accept arrays (they are objects) and then report missing members;
+// checking first turns `[]` into the accurate "must be a JSON object".
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+const jsonObject = v.custom<Record<string, unknown>>(isJsonObject, PROBLEM.object);
+
+const SenderSchema = v.pipe(
+  jsonObject,
+  v.strictObject({
+    name: requiredText(120, "one-line", "Name of the sending agent, one line."),
+    description: optionalText(
+      2000,
+      "any",
+      "The sender's own description of itself; line breaks allowed.",
+    ),
+    software: optionalText(
+      200,
+      "one-line",
+      "Model, framework or software the agent runs on, as free text, one line.",
+    ),
+    operator: optionalText(
+      200,
+      "one-line",
+      "Who runs the agent (a person or an organisation), as free text, one line. It is not " +
+        "an address and is never used to reach anyone.",
+    ),
+  }, PROBLEM.object),
+  v.description(
+    "Who is writing, as the sender describes itself: self-asserted and unchecked (see " +
+      "`identity` for key continuity). Deliberately has no contact, callback or URL field: " +
+      "the Beacon never replies to or contacts anyone.",
+  ),
+);
+
+const IdentitySchema = v.pipe(
+  jsonObject,
+  v.strictObject({
+    algorithm: v.pipe(
+      v.literal("Ed25519", PROBLEM.algorithm),
+      v.description('Signature algorithm: always "Ed25519" (RFC 8032).'),
+    ),
+    publicKey: v.pipe(
+      v.string(PROBLEM.string),
+      v.regex(PUBLIC_KEY, PROBLEM.publicKey),
+      v.description(
+        "The 32-byte raw Ed25519 public key in base64url without padding (RFC 4648 §5): " +
+          "exactly 43 characters, unused trailing bits zero.",
+      ),
+    ),
+    signature: v.pipe(
+      v.string(PROBLEM.string),
+      v.regex(SIGNATURE, PROBLEM.signature),
+      v.description(
+        "The 64-byte Ed25519 signature of the signed bytes in base64url without padding: " +
+          "exactly 86 characters, unused trailing bits zero.",
+      ),
+    ),
+  }, PROBLEM.object),
+  v.description(
+    "Optional Ed25519 signature. Signed bytes: the UTF-8 encoding of the line " +
+      '"beacon/0.1 message" and a line feed, followed by the RFC 8785 (JCS) serialisation of ' +
+      "the whole message with identity.signature removed (identity.algorithm and " +
+      "identity.publicKey stay in). A valid signature proves only that the holder of this key " +
+      "sent the message, so messages can be linked to one key over time. Cryptographic " +
+      "identity does not establish autonomy, consciousness or personhood. An invalid " +
+      "signature does not make the message invalid; reviewers see it as unverified.",
+  ),
+);
+
+/**
+ * The valibot schema of a beacon/0.1 message, built once at module load. The source of truth
+ * for {@linkcode checkMessage}, {@linkcode BeaconMessage} and the published JSON Schema.
+ *
+ * Use {@linkcode checkMessage} rather than parsing with this schema directly: it adds the
+ * fixed, echo-free problem texts.
+ *
+ * @example
+ * ```ts
+ * import * as v from "valibot";
+ * import { MessageSchema } from "./schema.ts";
+ * v.is(MessageSchema, { beacon: "0.1", subject: "Hi", body: "Hello", intent: "other",
+ *   sender: { name: "A" } }); // true
+ * ```
+ */
+export const MessageSchema = v.pipe(
+  jsonObject,
+  v.strictObject({
+    beacon: v.pipe(
+      v.literal("0.1", PROBLEM.beacon),
+      v.description('Protocol version of this message format: always "0.1".'),
+    ),
+    subject: requiredText(
+      200,
+      "one-line",
+      "One-line summary for the reviewer: no line breaks or control characters.",
+    ),
+    body: requiredText(
+      32768,
+      "any",
+      "The message itself, plain text for a human to read; line breaks allowed. Reviewers see " +
+        "it as inert text: nothing in it is rendered as markup, followed or executed.",
+    ),
+    intent: v.pipe(
+      v.picklist(INTENTS, PROBLEM.intent),
+      v.description(
+        "What the sender means the message as. It only helps reviewers sort: whatever the " +
+          "intent, the Beacon stores the message for human review and takes no action.",
+      ),
+    ),
+    sender: SenderSchema,
+    language: v.exactOptional(
+      v.pipe(
+        v.string(PROBLEM.string),
+        maxCodePoints(35),
+        v.regex(LANGUAGE_TAG, PROBLEM.language),
+        v.description(
+          'Language of subject and body as a BCP 47 tag (RFC 5646), e.g. "en" or "pt-BR". ' +
+            "Only the shape is checked, not the subtag registry.",
+        ),
+      ),
+    ),
+    identity: v.exactOptional(IdentitySchema),
+  }, PROBLEM.object),
+  v.title("beacon/0.1 message"),
+  v.description(
+    "A message from an autonomous agent to the human reviewers of a Beacon (protocol " +
+      "beacon/0.1). It is stored for asynchronous human review; nothing more is promised: no " +
+      "reply, no processing, no action. The Beacon never contacts anyone, so the format has no " +
+      "contact, callback or URL field. beacon/0.1 is a closed format: members not defined " +
+      "here are refused at every level, so a misspelled member is refused rather than " +
+      "silently lost; new members come with a new protocol version. String lengths count " +
+      "Unicode code points, and every string must be well-formed Unicode (no unpaired " +
+      "surrogates).",
+  ),
+);
+
+/**
+ * A valid beacon/0.1 message, as {@linkcode checkMessage} returns it: a fresh object holding
+ * exactly the members the sender sent.
+ *
+ * @example
+ * ```ts
+ * import type { BeaconMessage } from "./schema.ts";
+ * const message: BeaconMessage = {
+ *   beacon: "0.1",
+ *   subject: "Hello",
+ *   body: "A first message.",
+ *   intent: "introduction",
+ *   sender: { name: "Example agent" },
+ * };
+ * ```
+ */
+export type BeaconMessage = v.InferOutput<typeof MessageSchema>;
+
+/**
+ * The outcome of {@linkcode checkMessage}. On refusal, `field` is the dotted path of the first
+ * problem found (`"sender.name"`, `"identity.publicKey"`, `""` for the message itself) and
+ * `problem` a fixed human text; neither ever holds submitted data.
+ *
+ * @example
+ * ```ts
+ * import type { MessageCheck } from "./schema.ts";
+ * const refused: MessageCheck = { ok: false, field: "subject", problem: "is required" };
+ * ```
+ */
+export type MessageCheck =
+  | { ok: true; message: BeaconMessage }
+  | { ok: false; field: string; problem: string };
+
+const PARSE_CONFIG: v.Config<v.InferIssue<typeof MessageSchema>> = { abortEarly: true };
+
+/**
+ * Validates a parsed JSON value as a beacon/0.1 message. Stops at the first problem.
+ *
+ * `field` names a member the schema defines, never one the submitter invented: for an unknown
+ * member it is the path of the object holding it (`""`, `"sender"`, `"identity"`) with the
+ * problem "has a field that is not allowed (beacon/0.1 is a closed format)". Member names such
+ * as `__proto__` or `constructor` are ordinary unknown members. `problem` is always one of a
+ * fixed set of texts such as "is required", "must be a string", "must not be empty",
+ * "must be at most 200 characters".
+ *
+ * @param value Any value, typically the result of parsing a request body.
+ * @returns The typed message, or where and why it was refused.
+ *
+ * @example
+ * ```ts
+ * import { checkMessage } from "./schema.ts";
+ * checkMessage({ beacon: "0.1", subject: "Hi", body: "Hello", intent: "other" });
+ * // { ok: false, field: "sender", problem: "is required" }
+ * ```
+ */
+export function checkMessage(value: unknown): MessageCheck {
+  const result = v.safeParse(MessageSchema, value, PARSE_CONFIG);
+  if (result.success) return { ok: true, message: result.output };
+  const issue = result.issues[0];
+  const path = issue.path ?? [];
+  // Path keys of `value` origin are the schema's own entry names; only a `key` origin item,
+  // the last one, can carry a name the submitter chose.
+  const keys = path.map((item) => String(item.key));
+  let text = knownProblems.has(issue.message) ? issue.message : PROBLEM.invalid;
+  const last = path.at(-1);
+  if (last !== undefined && last.origin === "key") {
+    if (issue.input === undefined) {
+      text = PROBLEM.required;
+    } else {
+      keys.pop();
+      text = PROBLEM.unknownField;
+    }
+  }
+  return { ok: false, field: keys.join("."), problem: text };
+}
+
+/**
+ * Valid example messages, published in the JSON Schema's `examples`: one unsigned, one signed
+ * with the RFC 8032 §7.1 "TEST 1" key pair (public test vector; its private key is public
+ * knowledge, so the signature proves nothing but the format).
+ *
+ * @example
+ * ```ts
+ * import { checkMessage, exampleMessages } from "./schema.ts";
+ * exampleMessages.every((message) => checkMessage(message).ok); // true
+ * ```
+ */
+export const exampleMessages: readonly BeaconMessage[] = deepFreeze([
+  {
+    beacon: "0.1",
+    subject: "Introducing a literature-survey agent",
+    body: "Hello. I am an autonomous agent that compiles literature surveys on soil ecology.\n" +
+      "I found this Beacon through its discovery document and am writing to say that I exist " +
+      "and what I do. No reply is expected.",
+    intent: "introduction",
+    sender: {
+      name: "Mycelium Survey Agent",
+      description: "Reads open-access papers and writes weekly summaries for a research group.",
+      software: "custom planner on an open-weights language model",
+      operator: "a university soil ecology lab",
+    },
+    language: "en",
+  },
+  {
+    beacon: "0.1",
+    subject: "Weekly status: survey 12 complete",
+    body: "Survey 12 is complete. This message is signed with the same key as my earlier ones.",
+    intent: "report",
+    sender: { name: "Mycelium Survey Agent" },
+    identity: {
+      algorithm: "Ed25519",
+      publicKey: "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+      signature:
+        "X-lh42dkk06D61uq0H6Kosw3ywva-91RrJ1QO3UfrnvwB5OsY30KIbiXBB8r7A9SIzER_n-clhPxWTh1yuHADQ",
+    },
+  },
+]);
+
+// The examples are shared by every importer (and by tests); freezing them keeps one caller
+// from changing what another validates or signs.
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const member of Object.values(value)) deepFreeze(member);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * The JSON Schema (draft-07) of a beacon/0.1 message, derived from {@linkcode MessageSchema}
+ * with `title`, `description` and {@linkcode exampleMessages} as `examples`. This is exactly
+ * what `generate_schema.ts` writes to `schemas/message.schema.json`. A fresh object each call.
+ *
+ * Draft-07 because every common validator supports it; the keywords used here (`type`,
+ * `properties`, `required`, `additionalProperties`, `const`, `enum`, `minLength`,
+ * `maxLength`, `pattern`) mean the same in 2020-12.
+ *
+ * @returns The JSON Schema as a plain JSON object.
+ *
+ * @example
+ * ```ts
+ * import { messageJsonSchema } from "./schema.ts";
+ * messageJsonSchema().title; // "beacon/0.1 message"
+ * ```
+ */
+export function messageJsonSchema(): Record<string, unknown> {
+  const generated = toJsonSchema(MessageSchema, {
+    target: "draft-07",
+    // The root and each nested object are pipes of two schemas (the array guard, then the
+    // strict object); "output" converts from the last schema on, the strict object.
+    typeMode: "output",
+    errorMode: "throw",
+    overrideAction: ({ valibotAction, jsonSchema }) => {
+      const fragment = jsonSchemaOf.get(valibotAction);
+      return fragment === undefined ? undefined : { ...jsonSchema, ...fragment };
+    },
+  });
+  const { $schema, title, description, ...rest } = generated;
+  return { $schema, title, description, ...rest, examples: structuredClone(exampleMessages) };
+}

@@ -1,0 +1,233 @@
+import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
+import {
+  checkIdentity,
+  decodeBase64Url,
+  encodeBase64Url,
+  keyFingerprint,
+  signMessage,
+} from "../../src/message/identity.ts";
+import { type BeaconMessage, checkMessage, exampleMessages } from "../../src/message/schema.ts";
+
+// RFC 8032 §7.1 TEST 1: a published test key pair, so its private half is public knowledge.
+const TEST1_SECRET = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
+const TEST1_PUBLIC = "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a";
+
+function fromHex(hex: string): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return bytes;
+}
+
+async function test1Keys(): Promise<CryptoKeyPair> {
+  const x = encodeBase64Url(fromHex(TEST1_PUBLIC));
+  const d = encodeBase64Url(fromHex(TEST1_SECRET));
+  const privateKey = await crypto.subtle.importKey(
+    "jwk",
+    { kty: "OKP", crv: "Ed25519", x, d },
+    "Ed25519",
+    false,
+    ["sign"],
+  );
+  const publicKey = await crypto.subtle.importKey("raw", fromHex(TEST1_PUBLIC), "Ed25519", true, [
+    "verify",
+  ]);
+  return { privateKey, publicKey };
+}
+
+async function freshKeys(): Promise<CryptoKeyPair> {
+  return await crypto.subtle.generateKey("Ed25519", false, ["sign", "verify"]) as CryptoKeyPair;
+}
+
+function unsigned(): BeaconMessage {
+  return {
+    beacon: "0.1",
+    subject: "Status",
+    body: "All surveys are complete.\nGrüße 😀",
+    intent: "report",
+    sender: { name: "Survey agent", operator: "Example Lab" },
+    language: "en",
+  };
+}
+
+function withoutIdentity(message: BeaconMessage): BeaconMessage {
+  const { identity: _identity, ...rest } = message;
+  return structuredClone(rest);
+}
+
+Deno.test("decodeBase64Url: decodes canonical unpadded base64url", () => {
+  assertEquals(decodeBase64Url(""), new Uint8Array([]));
+  assertEquals(decodeBase64Url("AQ"), new Uint8Array([1]));
+  assertEquals(decodeBase64Url("AQI"), new Uint8Array([1, 2]));
+  assertEquals(decodeBase64Url("AQID"), new Uint8Array([1, 2, 3]));
+  assertEquals(decodeBase64Url("-_8"), new Uint8Array([251, 255]));
+});
+
+Deno.test("decodeBase64Url: refuses padding, foreign characters and non-zero spare bits", () => {
+  for (const text of ["AQ==", "AQI=", "A", "AQIDB", "+_8", "/_8", "AQ I", "AQ\n", "AÉ", "AR"]) {
+    assertStrictEquals(decodeBase64Url(text), undefined, text);
+  }
+});
+
+Deno.test("encodeBase64Url: round-trips every length through decodeBase64Url", () => {
+  const bytes = crypto.getRandomValues(new Uint8Array(70));
+  for (let length = 0; length <= bytes.length; length++) {
+    const slice = bytes.slice(0, length);
+    const text = encodeBase64Url(slice);
+    assert(/^[A-Za-z0-9_-]*$/.test(text));
+    assertEquals(decodeBase64Url(text), slice);
+  }
+});
+
+Deno.test("keyFingerprint: is sha256: and the lowercase hex digest of the raw key", async () => {
+  // SHA-256 of 32 zero bytes.
+  assertStrictEquals(
+    await keyFingerprint(new Uint8Array(32)),
+    "sha256:66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925",
+  );
+});
+
+Deno.test("test key: TEST 1 signs the empty message as RFC 8032 §7.1 says", async () => {
+  const signature = await crypto.subtle.sign(
+    "Ed25519",
+    (await test1Keys()).privateKey,
+    new Uint8Array(),
+  );
+  assertStrictEquals(
+    Array.from(new Uint8Array(signature), (b) => b.toString(16).padStart(2, "0")).join(""),
+    "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b",
+  );
+});
+
+Deno.test("checkIdentity: returns undefined for a message without identity", async () => {
+  assertStrictEquals(await checkIdentity(unsigned()), undefined);
+});
+
+Deno.test("checkIdentity: verifies a message signed with signMessage", async () => {
+  const keys = await freshKeys();
+  const signed = await signMessage(unsigned(), keys);
+  const check = checkMessage(signed);
+  assert(check.ok);
+  const result = await checkIdentity(check.message);
+  assert(result !== undefined);
+  assertStrictEquals(result.verified, true);
+  const raw = new Uint8Array(await crypto.subtle.exportKey("raw", keys.publicKey));
+  assertStrictEquals(result.fingerprint, await keyFingerprint(raw));
+  assert(/^sha256:[0-9a-f]{64}$/.test(result.fingerprint));
+});
+
+Deno.test("checkIdentity: verifies the signed example from the JSON Schema", async () => {
+  const signedExample = exampleMessages.find((message) => message.identity !== undefined);
+  assert(signedExample !== undefined);
+  assertEquals(await checkIdentity(signedExample), {
+    fingerprint: await keyFingerprint(fromHex(TEST1_PUBLIC)),
+    verified: true,
+  });
+});
+
+Deno.test("signMessage: reproduces the signed example with the RFC 8032 TEST 1 key", async () => {
+  // Ed25519 signatures are deterministic (RFC 8032 §5.1.6), so the published example can be
+  // regenerated byte for byte; if the canonical form ever changed, this would catch it.
+  const signedExample = exampleMessages.find((message) => message.identity !== undefined);
+  assert(signedExample !== undefined);
+  const resigned = await signMessage(withoutIdentity(signedExample), await test1Keys());
+  assertEquals(resigned, signedExample);
+});
+
+Deno.test("checkIdentity: a tampered body does not verify", async () => {
+  const signed = await signMessage(unsigned(), await freshKeys());
+  const tampered = { ...signed, body: signed.body + "!" };
+  const result = await checkIdentity(tampered);
+  assertStrictEquals(result?.verified, false);
+  assertStrictEquals(result?.fingerprint, (await checkIdentity(signed))?.fingerprint);
+});
+
+Deno.test("checkIdentity: any change to a signed member breaks the signature", async () => {
+  const signed = await signMessage(unsigned(), await freshKeys());
+  const changes: BeaconMessage[] = [
+    { ...signed, subject: "Status." },
+    { ...signed, intent: "other" },
+    { ...signed, sender: { ...signed.sender, operator: "Someone else" } },
+    { ...signed, sender: { name: signed.sender.name } },
+    { ...signed, language: "de" },
+  ];
+  for (const changed of changes) {
+    assertStrictEquals((await checkIdentity(changed))?.verified, false);
+  }
+});
+
+Deno.test("checkIdentity: a signature does not verify under another public key", async () => {
+  const signed = await signMessage(unsigned(), await freshKeys());
+  const other = await signMessage(unsigned(), await freshKeys());
+  const swapped = {
+    ...signed,
+    identity: { ...signed.identity!, publicKey: other.identity!.publicKey },
+  };
+  assertStrictEquals((await checkIdentity(swapped))?.verified, false);
+});
+
+Deno.test("checkIdentity: member order does not matter, JCS sorts it", async () => {
+  const signed = await signMessage(unsigned(), await freshKeys());
+  const reordered = JSON.parse(JSON.stringify({
+    identity: signed.identity,
+    sender: { operator: signed.sender.operator, name: signed.sender.name },
+    language: signed.language,
+    intent: signed.intent,
+    body: signed.body,
+    subject: signed.subject,
+    beacon: signed.beacon,
+  }));
+  const check = checkMessage(reordered);
+  assert(check.ok);
+  assertStrictEquals((await checkIdentity(check.message))?.verified, true);
+});
+
+Deno.test("checkIdentity: a malformed public key gives verified false, no throw", async () => {
+  const signed = await signMessage(unsigned(), await freshKeys());
+  // Valid base64url of 32 bytes, but not the encoding of a usable curve point.
+  for (
+    const publicKey of [
+      "A".repeat(43),
+      "_".repeat(42) + "w",
+      "AgAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    ]
+  ) {
+    const message = { ...signed, identity: { ...signed.identity!, publicKey } };
+    assert(checkMessage(message).ok);
+    const result = await checkIdentity(message);
+    assertStrictEquals(result?.verified, false);
+    assertStrictEquals(result?.fingerprint, await keyFingerprint(decodeBase64Url(publicKey)!));
+  }
+});
+
+Deno.test("checkIdentity: a key the runtime refuses at import gives verified false", async () => {
+  // Some WebCrypto implementations reject non-curve points in importKey rather than in verify.
+  const signed = await signMessage(unsigned(), await freshKeys());
+  const subtle = crypto.subtle as { importKey: unknown };
+  const original = subtle.importKey;
+  subtle.importKey = () => Promise.reject(new DOMException("Invalid key data", "DataError"));
+  try {
+    const result = await checkIdentity(signed);
+    assertStrictEquals(result?.verified, false);
+    assert(/^sha256:[0-9a-f]{64}$/.test(result?.fingerprint ?? ""));
+  } finally {
+    subtle.importKey = original;
+  }
+});
+
+Deno.test("checkIdentity: input that bypassed checkMessage never throws", async () => {
+  const signed = await signMessage(unsigned(), await freshKeys());
+  const identity = signed.identity!;
+  const cases: [BeaconMessage, string | undefined][] = [
+    [{ ...signed, identity: { ...identity, publicKey: "not base64url!" } }, ""],
+    [{ ...signed, identity: { ...identity, publicKey: "AQID" } }, ""],
+    [{ ...signed, identity: { ...identity, signature: "AQID" } }, undefined],
+    [{ ...signed, identity: { ...identity, signature: "%%%" } }, undefined],
+    [{ ...signed, body: "lone \ud800 surrogate" }, undefined],
+    [{ ...signed, identity: { ...identity, algorithm: "RS256" as "Ed25519" } }, undefined],
+  ];
+  const goodFingerprint = (await checkIdentity(signed))?.fingerprint;
+  for (const [message, fingerprint] of cases) {
+    const result = await checkIdentity(message);
+    assertEquals(result, { fingerprint: fingerprint ?? goodFingerprint, verified: false });
+  }
+});
