@@ -63,6 +63,37 @@ export const MIGRATIONS: readonly Migration[] = [
       ...appendOnly("secrets"),
     ],
   },
+  {
+    version: 2,
+    name: "review events and checkpoints",
+    // The review side (src/review/): a reviewer's decision is an appended event, never an
+    // update, so the history of who decided what stays intact; the latest event is the status.
+    // Checkpoints record RFC 6962 §2.1 Merkle tree heads over the submissions, signed with the
+    // Beacon's Ed25519 key, so later tampering with earlier rows is detectable (src/review/
+    // verify.ts). Both tables are append-only like the submissions they describe.
+    statements: [
+      `CREATE TABLE IF NOT EXISTS review_events (
+        seq INTEGER PRIMARY KEY,
+        submission_id TEXT NOT NULL REFERENCES submissions (id),
+        status TEXT NOT NULL CHECK (status IN ('reviewed', 'dismissed', 'escalated')),
+        note TEXT,
+        reviewer TEXT,
+        created_at TEXT NOT NULL
+      ) STRICT`,
+      ...appendOnly("review_events"),
+      `CREATE INDEX IF NOT EXISTS review_events_submission
+        ON review_events (submission_id, seq)`,
+      `CREATE TABLE IF NOT EXISTS checkpoints (
+        seq INTEGER PRIMARY KEY,
+        tree_size INTEGER NOT NULL CHECK (tree_size >= 0),
+        root_hash TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        signature TEXT NOT NULL,
+        public_key TEXT NOT NULL
+      ) STRICT`,
+      ...appendOnly("checkpoints"),
+    ],
+  },
 ];
 
 /** Applies every migration not yet recorded. Safe to call at every start. */

@@ -36,8 +36,8 @@
  */
 
 import { Buffer } from "node:buffer";
-// The native `libsql` package is the one `@libsql/client` itself uses for local files. It is
-// imported by full specifier until the import map gets a `"libsql"` entry.
+// The native `libsql` package is the one `@libsql/client` itself uses for local files: one
+// connection per Hrana stream.
 import Database from "libsql";
 
 /** Options of {@link startHranaServer}. */
