@@ -40,12 +40,9 @@ export async function startServer(
     stderr: "inherit",
   }).spawn();
   const lines: Record<string, unknown>[] = [];
-  let resolvePort: (port: number) => void;
-  let rejectPort: (error: Error) => void;
-  const port = new Promise<number>((resolve, reject) => {
-    resolvePort = resolve;
-    rejectPort = reject;
-  });
+  const { promise: port, resolve: resolvePort, reject: rejectPort } = Promise.withResolvers<
+    number
+  >();
   const reading = (async () => {
     let buffered = "";
     for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
