@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { npmCacheFolder, serverPermissionFlags } from "../../src/runtime/permissions.ts";
 
 /** A running server process. */
 export interface ServerProcess {
@@ -20,22 +21,33 @@ export interface ServerProcess {
 }
 
 const ENTRY = new URL("../../src/runtime/deno.ts", import.meta.url).pathname;
+let npmCache: Promise<string> | undefined;
 
 /** Starts the server; `env` adds or overrides environment variables. */
 export async function startServer(
   options: { env?: Record<string, string>; directory?: string } = {},
 ): Promise<ServerProcess> {
   const directory = options.directory ?? await Deno.makeTempDir({ prefix: "beacon-test-" });
-  const databaseUrl = `file:${directory}/beacon.db`;
+  const env: Record<string, string> = {
+    PORT: "0",
+    HOSTNAME: "127.0.0.1",
+    BEACON_DATABASE_URL: `file:${directory}/beacon.db`,
+    BEACON_RATE_LIMIT: "off",
+    ...options.env,
+  };
+  const databaseUrl = env.BEACON_DATABASE_URL;
+  // The same narrow permissions `deno task start` uses, so every end-to-end test also proves
+  // the server needs nothing more.
+  const flags = serverPermissionFlags({
+    hostname: env.HOSTNAME,
+    port: Number(env.PORT),
+    databaseUrl,
+    npmCache: await (npmCache ??= npmCacheFolder()),
+    cwd: Deno.cwd(),
+  });
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", ENTRY],
-    env: {
-      PORT: "0",
-      HOSTNAME: "127.0.0.1",
-      BEACON_DATABASE_URL: databaseUrl,
-      BEACON_RATE_LIMIT: "off",
-      ...options.env,
-    },
+    args: ["run", ...flags, ENTRY],
+    env,
     stdout: "piped",
     stderr: "inherit",
   }).spawn();

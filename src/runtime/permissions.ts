@@ -1,0 +1,92 @@
+/**
+ * The narrowest Deno permissions the server runs with (`deno task start` goes through
+ * `launch.ts`, which computes them from the environment and starts `deno.ts` with them). With
+ * these flags the runtime itself refuses every outbound connection our code did not need, so the
+ * no-contact principle holds even if our own code had a bug. docs/threat-model.md explains each
+ * flag:
+ *
+ * - `--allow-net=<listen address>:<port>[,<database host>]`: listening on our own port; when the
+ *   database is remote, that one host. No other host, no DNS lookups of anything else.
+ * - `--allow-env=<the Beacon's variables>,LIBSQL_JS_DEV`: the last one is read by the native
+ *   libSQL loader at import time.
+ * - `--allow-read=<database folder>,<npm cache>` and `--allow-write=<database folder>`: the
+ *   embedded database and its WAL, and the npm packages' code (the native module is loaded from
+ *   the cache).
+ * - `--allow-ffi`: the embedded database is a native Node-API module; only with a file database.
+ * - `--allow-sys=…`: the native loader's libc detection (`detect-libc`) calls
+ *   `process.report.getReport()`, which reads these system facts.
+ * - no `--allow-run`: no subprocesses.
+ *
+ * @module
+ */
+import { ENVIRONMENT_VARIABLES } from "./config.ts";
+
+/** Variables outside the Beacon's own that its dependencies read. */
+const DEPENDENCY_VARIABLES = ["LIBSQL_JS_DEV"];
+
+/** System facts `process.report.getReport()` reads (see above). */
+const SYS_FACTS = [
+  "cpus",
+  "osRelease",
+  "networkInterfaces",
+  "hostname",
+  "loadavg",
+  "uid",
+  "gid",
+  "osUptime",
+];
+
+/** What the flags are computed from. */
+export interface PermissionFacts {
+  /** The listen address (`HOSTNAME`). */
+  readonly hostname: string;
+  /** The listen port (`PORT`). */
+  readonly port: number;
+  /** The database URL. */
+  readonly databaseUrl: string;
+  /** Deno's npm cache folder (`deno info --json` → `npmCache`). */
+  readonly npmCache: string;
+  /** The working directory, for relative database paths. */
+  readonly cwd: string;
+}
+
+function databaseFolder(url: string, cwd: string): string {
+  const path = url.slice("file:".length).split("?")[0];
+  const absolute = path.startsWith("/") ? path : `${cwd}/${path}`;
+  return absolute.slice(0, absolute.lastIndexOf("/")) || "/";
+}
+
+/** The `deno run` permission flags for the server. */
+export function serverPermissionFlags(facts: PermissionFacts): string[] {
+  const net = [`${facts.hostname}:${facts.port}`];
+  const read = [facts.npmCache];
+  const flags: string[] = [];
+  if (facts.databaseUrl.startsWith("file:")) {
+    const folder = databaseFolder(facts.databaseUrl, facts.cwd);
+    read.push(folder);
+    flags.push(`--allow-write=${folder}`, "--allow-ffi", `--allow-sys=${SYS_FACTS.join(",")}`);
+  } else if (facts.databaseUrl === ":memory:") {
+    flags.push("--allow-ffi", `--allow-sys=${SYS_FACTS.join(",")}`);
+  } else {
+    const url = new URL(facts.databaseUrl.replace(/^libsql:/, "https:"));
+    net.push(url.port === "" ? url.hostname : `${url.hostname}:${url.port}`);
+  }
+  return [
+    `--allow-net=${net.join(",")}`,
+    `--allow-env=${[...ENVIRONMENT_VARIABLES, ...DEPENDENCY_VARIABLES].join(",")}`,
+    `--allow-read=${read.join(",")}`,
+    ...flags,
+    "--no-prompt",
+  ];
+}
+
+/** Deno's npm cache folder, as `deno info` reports it. */
+export async function npmCacheFolder(): Promise<string> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const info = JSON.parse(new TextDecoder().decode(output.stdout));
+  return String(info.npmCache);
+}
