@@ -77,7 +77,7 @@ export function buildHandler(
   const submit = submitHandler({ intake: parts.intake, origin: parts.origin });
   const a2a = chain(
     [limited, bounded],
-    a2aHandler({ intake: parts.intake, origin: parts.origin }),
+    a2aHandler({ intake: parts.intake, origin: parts.origin, onError: parts.onError }),
   );
   const routes: Route[] = [
     { name: "discovery", path: DISCOVERY_PATH, methods: { GET: document("discovery") } },

@@ -58,6 +58,16 @@ export interface Receipt {
   readonly identity?: IdentityCheck;
 }
 
+/** The result of {@linkcode Intake.accept}. */
+export interface Accepted {
+  /** The receipt (the first one, for a replayed retry). */
+  readonly receipt: Receipt;
+  /** The A2A context id opened for the submission (not part of the native receipt). */
+  readonly contextId: string;
+  /** True when an earlier receipt is returned for a retry. */
+  readonly replayed: boolean;
+}
+
 /** What the intake needs from the Beacon's configuration. */
 export interface IntakeOptions {
   readonly store: SubmissionStore;
@@ -95,7 +105,7 @@ export function receiptOf(summary: SubmissionSummary): Receipt {
 /** The intake: accepts submissions into the store. */
 export class Intake {
   readonly #options: IntakeOptions;
-  readonly #inFlight = new Map<string, Promise<{ receipt: Receipt; digest: string }>>();
+  readonly #inFlight = new Map<string, Promise<Accepted & { digest: string }>>();
 
   /** Creates the intake over a store. */
   constructor(options: IntakeOptions) {
@@ -126,39 +136,53 @@ export class Intake {
    * Stores the submission and returns its receipt; `replayed` is true when an earlier receipt is
    * returned for a retry. Throws `BeaconError("idempotency_key_reused")` for a reused key with
    * other content and `StorageError` when the database fails.
+   *
+   * Idempotency keys live in one space per surface and source: a native `Idempotency-Key` never
+   * collides with an A2A `messageId`, nor one sender's key with another's.
    */
-  async accept(input: SubmissionInput): Promise<{ receipt: Receipt; replayed: boolean }> {
+  async accept(input: SubmissionInput): Promise<Accepted> {
     const [digest, sourceHash] = await Promise.all([
       sha256Digest(input.content),
       this.sourceHash(input.source),
     ]);
-    if (input.idempotencyKey === undefined) {
-      return { receipt: await this.#store(input, digest, sourceHash), replayed: false };
-    }
-    const slot = `${sourceHash} ${input.idempotencyKey}`;
+    if (input.idempotencyKey === undefined) return await this.#store(input, digest, sourceHash);
+    const key = `${input.surface}:${input.idempotencyKey}`;
+    const slot = `${sourceHash} ${key}`;
     const running = this.#inFlight.get(slot);
     if (running !== undefined) {
       const first = await running.catch(() => undefined);
-      if (first !== undefined) return this.#replay(first.receipt, first.digest, digest);
+      if (first !== undefined) return this.#replay(first, first.digest, digest);
     }
     const since = new Date(this.#options.now() - this.#options.idempotencyWindowMs).toISOString();
-    const earlier = await this.store.findByIdempotencyKey(sourceHash, input.idempotencyKey, since);
-    if (earlier !== undefined) return this.#replay(receiptOf(earlier), earlier.digest, digest);
-    const storing = this.#store(input, digest, sourceHash).then((receipt) => ({ receipt, digest }));
+    const earlier = await this.store.findByIdempotencyKey(sourceHash, key, since);
+    if (earlier !== undefined) {
+      const first = { receipt: receiptOf(earlier), contextId: earlier.contextId, replayed: true };
+      return this.#replay(first, earlier.digest, digest);
+    }
+    const storing = this.#store(input, digest, sourceHash, key).then((accepted) => ({
+      ...accepted,
+      digest,
+    }));
     this.#inFlight.set(slot, storing);
     try {
-      return { receipt: (await storing).receipt, replayed: false };
+      const { receipt, contextId } = await storing;
+      return { receipt, contextId, replayed: false };
     } finally {
       this.#inFlight.delete(slot);
     }
   }
 
-  #replay(receipt: Receipt, storedDigest: string, digest: string) {
+  #replay(first: Accepted, storedDigest: string, digest: string): Accepted {
     if (storedDigest !== digest) throw new BeaconError("idempotency_key_reused");
-    return { receipt, replayed: true };
+    return { receipt: first.receipt, contextId: first.contextId, replayed: true };
   }
 
-  async #store(input: SubmissionInput, digest: string, sourceHash: string): Promise<Receipt> {
+  async #store(
+    input: SubmissionInput,
+    digest: string,
+    sourceHash: string,
+    idempotencyKey?: string,
+  ): Promise<Accepted> {
     const row: NewSubmission = {
       id: this.newId(),
       contextId: this.newId(),
@@ -171,9 +195,13 @@ export class Intake {
       sourceHash,
       identityFingerprint: input.identity?.fingerprint,
       identityVerified: input.identity?.verified,
-      idempotencyKey: input.idempotencyKey,
+      idempotencyKey,
     };
     await this.store.append(row);
-    return receiptOf({ ...row, size: row.content.byteLength });
+    return {
+      receipt: receiptOf({ ...row, size: row.content.byteLength }),
+      contextId: row.contextId,
+      replayed: false,
+    };
   }
 }

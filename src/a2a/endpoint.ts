@@ -1,0 +1,98 @@
+/**
+ * `POST /a2a/v1`: the A2A 1.0 JSON-RPC endpoint (A2A §9). The route has already passed the
+ * transport refusals (405, 429 rate limit, 413 body limit, with the native error body), so the
+ * body is in `context.body`. Then, in order, each step answering one JSON-RPC error at HTTP 200:
+ *
+ * 1. media type: `application/json`, charset absent or UTF-8 (A2A §9.1), else -32005 as the A2A
+ *    SDKs answer it;
+ * 2. parse under the strict JSON profile, else -32700;
+ * 3. the envelope (jsonrpc.ts), else -32600 with `id: null` (-32602 for non-object params);
+ * 4. the version (version.ts), else -32009, before any dispatch (design principle 6);
+ * 5. dispatch (methods.ts): unknown method -32601, then the method's own answer.
+ *
+ * Any throw becomes a JSON-RPC error through the one mapping in errors.ts; only the bounded id
+ * is ever echoed.
+ *
+ * @module
+ */
+import { parseStrictJson } from "../json/strict_json.ts";
+import type { Intake } from "../intake/accept.ts";
+import type { RouteHandler } from "../middleware/router.ts";
+import { parseMediaType } from "../native/media_type.ts";
+import { A2AFailure, failureKindOf, FAILURES, toJsonRpcError } from "./errors.ts";
+import { errorBody, readEnvelope, type RequestId, resultBody, rpcResponse } from "./jsonrpc.ts";
+import { methodFor } from "./methods.ts";
+import { checkVersion } from "./version.ts";
+
+/** What the endpoint needs. */
+export interface A2AHandlerDependencies {
+  /** The intake shared with the native protocol. */
+  readonly intake: Intake;
+  /** The public origin for a request (receipt status URLs). */
+  readonly origin: (request: Request, url: URL) => string;
+  /**
+   * Receives unexpected errors (not refusals), which the endpoint answers itself as -32603
+   * instead of letting them reach the error boundary. Never sent to clients.
+   */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * The JSON-RPC route handler for `POST /a2a/v1` (and `/a2a/v1/`).
+ *
+ * @example
+ * ```ts
+ * import { a2aHandler } from "./endpoint.ts";
+ * // const handler = a2aHandler({ intake, origin: (_request, url) => url.origin });
+ * ```
+ */
+export function a2aHandler(deps: A2AHandlerDependencies): RouteHandler {
+  return async (context) => {
+    let id: RequestId | null = null;
+    try {
+      const mediaType = parseMediaType(context.request.headers.get("content-type"));
+      if (
+        mediaType?.essence !== "application/json" ||
+        (mediaType.charset !== undefined && mediaType.charset !== "utf-8")
+      ) {
+        throw new A2AFailure(
+          "contentTypeNotSupported",
+          "Incompatible content types: send Content-Type: application/json",
+          { supportedContentTypes: "application/json" },
+        );
+      }
+      const parsed = parseStrictJson(context.body ?? new Uint8Array(0));
+      if (!parsed.ok) throw new A2AFailure("parse");
+      const envelope = readEnvelope(parsed.value);
+      if (!envelope.ok) {
+        id = envelope.id;
+        throw envelope.failure;
+      }
+      id = envelope.request.id;
+      checkVersion(context.request, context.url);
+      const method = methodFor(envelope.request.method);
+      const outcome = await method(envelope.request.params, {
+        intake: deps.intake,
+        origin: deps.origin(context.request, context.url),
+        source: context.source,
+      });
+      context.log.outcome = outcome.outcome;
+      if (outcome.receiptId !== undefined) context.log.receiptId = outcome.receiptId;
+      return rpcResponse(resultBody(id, outcome.result));
+    } catch (error) {
+      const kind = failureKindOf(error);
+      if (kind === "internal" || kind === "unavailable") {
+        context.log.outcome = "failed";
+        try {
+          deps.onError?.(error);
+        } catch {
+          // A failing log hook must not turn a mapped error into an unmapped one.
+        }
+      } else {
+        context.log.outcome = "refused";
+      }
+      context.log.code = FAILURES[kind].code;
+      return rpcResponse(errorBody(id, toJsonRpcError(error)));
+    }
+  };
+}

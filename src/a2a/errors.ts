@@ -1,0 +1,219 @@
+/**
+ * The one mapping from anything the A2A endpoint can throw to a JSON-RPC 2.0 error object.
+ *
+ * Every error object carries `data`: an array holding one `google.rpc.ErrorInfo` with `@type`,
+ * `reason`, `domain: "a2a-protocol.org"` and string-to-string `metadata` (A2A §9.5: `data` is an
+ * array of `@type` objects; at v1.0.0 the ErrorInfo was a MUST for A2A errors, at v1.0.1 a
+ * SHOULD, so always sending it satisfies both).
+ *
+ * Reasons follow the spec's rule for the gRPC and HTTP bindings (A2A §10.6, §11.6): the error's
+ * name in UPPER_SNAKE case without "Error", so `TaskNotFoundError` is `TASK_NOT_FOUND` and the
+ * standard `JSONParseError` of the A2A §9.5 table is `JSON_PARSE`. Two reasons are the Beacon's
+ * refinements of a standard code: `MESSAGE_ID_REUSED` (-32602) and `UNAVAILABLE` (-32603, the
+ * google.rpc code name, telling a client that a retry may succeed).
+ *
+ * The mapping is total and never leaks: an {@linkcode A2AFailure} carries only text and metadata
+ * written here or by the endpoint's own code; a `StorageError` and an unknown thrown value become
+ * -32603 with fixed messages, so no stack, driver message or submitted content can reach a
+ * response (design principle 2).
+ *
+ * @module
+ */
+import { BeaconError, StorageError } from "../errors.ts";
+
+/** `@type` of a `google.rpc.ErrorInfo` in the ProtoJSON `Any` form (A2A §9.5). */
+export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
+
+/** `ErrorInfo.domain` of every error the Beacon sends (A2A §9.5 example). */
+export const ERROR_DOMAIN = "a2a-protocol.org";
+
+/** Every kind of JSON-RPC error the endpoint sends. */
+export type FailureKind =
+  | "parse"
+  | "invalidRequest"
+  | "methodNotFound"
+  | "invalidParams"
+  | "messageIdReused"
+  | "internal"
+  | "unavailable"
+  | "taskNotFound"
+  | "taskNotCancelable"
+  | "pushNotificationNotSupported"
+  | "unsupportedOperation"
+  | "contentTypeNotSupported"
+  | "versionNotSupported";
+
+/** Code, ErrorInfo reason and fixed default message of one kind. */
+export interface FailureSpec {
+  /** The JSON-RPC error code (JSON-RPC 2.0 §5.1; A2A §5.4, §9.5). */
+  readonly code: number;
+  /** The `ErrorInfo.reason`. */
+  readonly reason: string;
+  /** The human text sent when the thrower gives none. */
+  readonly message: string;
+}
+
+/** The code table (A2A §5.4 and §9.5; JSON-RPC 2.0 §5.1 for the standard codes). */
+export const FAILURES: Readonly<Record<FailureKind, FailureSpec>> = {
+  parse: { code: -32700, reason: "JSON_PARSE", message: "Invalid JSON payload" },
+  invalidRequest: {
+    code: -32600,
+    reason: "INVALID_REQUEST",
+    message: "Request payload validation error",
+  },
+  methodNotFound: { code: -32601, reason: "METHOD_NOT_FOUND", message: "Method not found" },
+  invalidParams: { code: -32602, reason: "INVALID_PARAMS", message: "Invalid parameters" },
+  messageIdReused: {
+    code: -32602,
+    reason: "MESSAGE_ID_REUSED",
+    message: "Invalid parameters: message.messageId was already used with different content",
+  },
+  internal: { code: -32603, reason: "INTERNAL", message: "Internal error" },
+  unavailable: {
+    code: -32603,
+    reason: "UNAVAILABLE",
+    message: "Storage is unavailable; retry later",
+  },
+  taskNotFound: { code: -32001, reason: "TASK_NOT_FOUND", message: "Task not found" },
+  taskNotCancelable: {
+    code: -32002,
+    reason: "TASK_NOT_CANCELABLE",
+    message: "Task cannot be canceled: the submission store is append-only",
+  },
+  pushNotificationNotSupported: {
+    code: -32003,
+    reason: "PUSH_NOTIFICATION_NOT_SUPPORTED",
+    message: "Push notifications are not supported: the Beacon never contacts anyone",
+  },
+  unsupportedOperation: {
+    code: -32004,
+    reason: "UNSUPPORTED_OPERATION",
+    message: "This operation is not supported",
+  },
+  contentTypeNotSupported: {
+    code: -32005,
+    reason: "CONTENT_TYPE_NOT_SUPPORTED",
+    message: "Incompatible content types",
+  },
+  versionNotSupported: {
+    code: -32009,
+    reason: "VERSION_NOT_SUPPORTED",
+    message: "A2A version not supported: this interface speaks 1.0 only",
+  },
+};
+
+/** A `google.rpc.ErrorInfo` as it travels in `error.data`. */
+export interface ErrorInfo {
+  /** Always {@linkcode ERROR_INFO_TYPE}. */
+  readonly "@type": typeof ERROR_INFO_TYPE;
+  /** UPPER_SNAKE reason, such as `TASK_NOT_FOUND`. */
+  readonly reason: string;
+  /** Always {@linkcode ERROR_DOMAIN}. */
+  readonly domain: typeof ERROR_DOMAIN;
+  /** google.rpc `map<string, string>`: values are always strings. */
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+/** A JSON-RPC 2.0 error object (JSON-RPC 2.0 §5.1). */
+export interface JsonRpcErrorObject {
+  /** The error code. */
+  readonly code: number;
+  /** Fixed human text, never submitted content. */
+  readonly message: string;
+  /** One ErrorInfo (A2A §9.5: an array of `@type` objects). */
+  readonly data: readonly [ErrorInfo];
+}
+
+/**
+ * An expected refusal of the A2A endpoint. `message` and every `metadata` value must be text
+ * written by us (they are sent to the client): never interpolate submitted content into them.
+ *
+ * @example
+ * ```ts
+ * import { A2AFailure } from "./errors.ts";
+ * throw new A2AFailure("taskNotFound");
+ * ```
+ */
+export class A2AFailure extends Error {
+  /** Which row of {@linkcode FAILURES} this is. */
+  readonly kind: FailureKind;
+  /** `ErrorInfo.metadata`: fixed names and values chosen by our code. */
+  readonly metadata: Readonly<Record<string, string>>;
+
+  /** Creates a refusal; `message` defaults to the kind's fixed text. */
+  constructor(kind: FailureKind, message?: string, metadata: Record<string, string> = {}) {
+    super(message ?? FAILURES[kind].message);
+    this.name = "A2AFailure";
+    this.kind = kind;
+    this.metadata = metadata;
+  }
+}
+
+/**
+ * A -32602 refusal naming the field (A2A §3.3.2: say which field; design: never its value).
+ * `field` must be a path built from our own member names and array indices, such as
+ * `message.parts[2]`, and `problem` fixed text such as "must be a string".
+ *
+ * @example
+ * ```ts
+ * import { invalidParams } from "./errors.ts";
+ * throw invalidParams("message.messageId", "is required");
+ * ```
+ */
+export function invalidParams(field: string, problem: string): A2AFailure {
+  return new A2AFailure("invalidParams", `Invalid parameters: ${field} ${problem}`, { field });
+}
+
+function errorObject(
+  kind: FailureKind,
+  message: string,
+  metadata: Readonly<Record<string, string>>,
+): JsonRpcErrorObject {
+  const spec = FAILURES[kind];
+  return {
+    code: spec.code,
+    message,
+    data: [{ "@type": ERROR_INFO_TYPE, reason: spec.reason, domain: ERROR_DOMAIN, metadata }],
+  };
+}
+
+/**
+ * The kind a thrown value maps to. Total: anything unknown is `internal`.
+ *
+ * @example
+ * ```ts
+ * import { failureKindOf } from "./errors.ts";
+ * failureKindOf(new TypeError("x")); // "internal"
+ * ```
+ */
+export function failureKindOf(error: unknown): FailureKind {
+  if (error instanceof A2AFailure) return error.kind;
+  if (error instanceof StorageError) return "unavailable";
+  if (error instanceof BeaconError) {
+    // The intake refuses a reused idempotency key (the A2A messageId) with other content.
+    if (error.code === "idempotency_key_reused") return "messageIdReused";
+    if (error.code === "unavailable") return "unavailable";
+  }
+  return "internal";
+}
+
+/**
+ * Maps any thrown value to a JSON-RPC error object. Only an {@linkcode A2AFailure} keeps its own
+ * message and metadata; every other value gets the fixed text of its kind, so an unknown
+ * error's message never reaches a client.
+ *
+ * @example
+ * ```ts
+ * import { A2AFailure, toJsonRpcError } from "./errors.ts";
+ * toJsonRpcError(new A2AFailure("taskNotFound")).code; // -32001
+ * toJsonRpcError(new Error("secret path /var/db")).message; // "Internal error"
+ * ```
+ */
+export function toJsonRpcError(error: unknown): JsonRpcErrorObject {
+  if (error instanceof A2AFailure) return errorObject(error.kind, error.message, error.metadata);
+  const kind = failureKindOf(error);
+  const metadata: Record<string, string> = kind === "messageIdReused"
+    ? { field: "message.messageId" }
+    : {};
+  return errorObject(kind, FAILURES[kind].message, metadata);
+}

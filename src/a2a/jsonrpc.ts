@@ -1,0 +1,192 @@
+/**
+ * The JSON-RPC 2.0 envelope: reading a request object and writing response objects.
+ *
+ * A2A §9.3 only says requests "MUST follow the standard JSON-RPC 2.0 format", so JSON-RPC 2.0
+ * decides the framing, with these Beacon choices (docs/a2a.md explains each):
+ *
+ * - A batch (a JSON array, including the empty array) is answered with one -32600 error: A2A
+ *   defines no batch semantics and no A2A SDK sends or supports batches (JSON-RPC 2.0 §6 lets
+ *   an empty array be one -32600 error; for a non-empty one we refuse rather than run it).
+ * - A request without `id` is a notification, which JSON-RPC 2.0 §4.1 says gets no reply. A2A
+ *   defines no notifications, so running one would store a submission whose sender can never
+ *   learn its receipt; the Beacon runs nothing and answers -32600 so the mistake is visible.
+ * - `id` must be a string of at most {@linkcode MAX_ID_LENGTH} characters or a safe integer.
+ *   JSON-RPC 2.0 §4 allows null and fractional numbers but discourages both; a null id is
+ *   refused because a reply to it cannot be told apart from the reply to an unreadable request.
+ *   The length bound exists because the id is the one thing a response echoes (design
+ *   principle 2).
+ * - Every -32600 answer has `id: null` (JSON-RPC 2.0 §5: the id when it "could not be
+ *   determined"; for an invalid request we do not trust any part of it).
+ * - `params`, when present, must be an object (A2A params are by-name proto messages);
+ *   anything else is -32602.
+ *
+ * @module
+ */
+import type { JsonValue } from "../json/strict_json.ts";
+import { A2AFailure, type JsonRpcErrorObject } from "./errors.ts";
+
+/** Longest accepted string id, in Unicode code points: the bound on the only echo. */
+export const MAX_ID_LENGTH = 128;
+
+/** A JSON-RPC request id the Beacon accepts. */
+export type RequestId = string | number;
+
+/** A JSON object as parsed. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A request that passed the envelope checks. */
+export interface RpcRequest {
+  /** The id, echoed in the response. */
+  readonly id: RequestId;
+  /** The method name, not yet known to exist. */
+  readonly method: string;
+  /** The params object, or undefined when the request had none. */
+  readonly params: JsonObject | undefined;
+}
+
+/** What reading an envelope gives: a request, or a refusal and the id to answer it with. */
+export type EnvelopeResult =
+  | { ok: true; request: RpcRequest }
+  | { ok: false; id: RequestId | null; failure: A2AFailure };
+
+/**
+ * Whether a parsed JSON value is an object (not an array, not null).
+ *
+ * @example
+ * ```ts
+ * import { isJsonObject } from "./jsonrpc.ts";
+ * isJsonObject({}); // true
+ * isJsonObject([]); // false
+ * ```
+ */
+export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Length in Unicode code points, giving up early past `limit` (so a long string costs little).
+ *
+ * @example
+ * ```ts
+ * import { codePointLengthWithin } from "./jsonrpc.ts";
+ * codePointLengthWithin("héllo", 128); // true
+ * ```
+ */
+export function codePointLengthWithin(text: string, limit: number): boolean {
+  // A code point is one or two UTF-16 units, so these two bounds decide most strings at once.
+  if (text.length <= limit) return true;
+  if (text.length > limit * 2) return false;
+  let count = 0;
+  for (const _ of text) if (++count > limit) return false;
+  return true;
+}
+
+function isValidId(value: JsonValue): value is RequestId {
+  if (typeof value === "string") return codePointLengthWithin(value, MAX_ID_LENGTH);
+  return typeof value === "number" && Number.isSafeInteger(value);
+}
+
+function invalidRequest(problem: string, field?: "jsonrpc" | "id" | "method"): EnvelopeResult {
+  return {
+    ok: false,
+    id: null,
+    failure: new A2AFailure(
+      "invalidRequest",
+      `Invalid request: ${problem}`,
+      field === undefined ? {} : { field },
+    ),
+  };
+}
+
+/**
+ * Checks a parsed body against the JSON-RPC 2.0 request object (§4) and the Beacon's rules
+ * above. Never echoes anything but an accepted id.
+ *
+ * @example
+ * ```ts
+ * import { readEnvelope } from "./jsonrpc.ts";
+ * readEnvelope({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }).ok; // true
+ * readEnvelope([]).ok; // false: -32600
+ * ```
+ */
+export function readEnvelope(body: JsonValue): EnvelopeResult {
+  if (Array.isArray(body)) {
+    return invalidRequest("batch requests are not supported; send one request object");
+  }
+  if (!isJsonObject(body)) return invalidRequest("the body must be a JSON-RPC request object");
+  if (body.jsonrpc !== "2.0") return invalidRequest('jsonrpc must be exactly "2.0"', "jsonrpc");
+  if (!Object.hasOwn(body, "id")) {
+    return invalidRequest(
+      "a request without id is a notification, and A2A defines none; nothing was done",
+      "id",
+    );
+  }
+  const id = body.id;
+  if (id === null) return invalidRequest("id must not be null", "id");
+  if (!isValidId(id)) {
+    return invalidRequest(
+      `id must be a string of at most ${MAX_ID_LENGTH} characters or a safe integer`,
+      "id",
+    );
+  }
+  if (typeof body.method !== "string") return invalidRequest("method must be a string", "method");
+  const params = body.params;
+  if (params !== undefined && !isJsonObject(params)) {
+    return {
+      ok: false,
+      id,
+      failure: new A2AFailure("invalidParams", "Invalid parameters: params must be an object", {
+        field: "params",
+      }),
+    };
+  }
+  return { ok: true, request: { id, method: body.method, params } };
+}
+
+/**
+ * A JSON-RPC 2.0 success response object (§5).
+ *
+ * @example
+ * ```ts
+ * import { resultBody } from "./jsonrpc.ts";
+ * resultBody(1, { tasks: [] }); // { jsonrpc: "2.0", id: 1, result: { tasks: [] } }
+ * ```
+ */
+export function resultBody(id: RequestId, result: unknown): Record<string, unknown> {
+  return { jsonrpc: "2.0", id, result };
+}
+
+/**
+ * A JSON-RPC 2.0 error response object (§5).
+ *
+ * @example
+ * ```ts
+ * import { errorBody } from "./jsonrpc.ts";
+ * import { A2AFailure, toJsonRpcError } from "./errors.ts";
+ * errorBody(null, toJsonRpcError(new A2AFailure("parse")));
+ * ```
+ */
+export function errorBody(
+  id: RequestId | null,
+  error: JsonRpcErrorObject,
+): Record<string, unknown> {
+  return { jsonrpc: "2.0", id, error };
+}
+
+/**
+ * The HTTP response for a JSON-RPC response object: always `200` and `application/json`.
+ * A2A does not fix the status of JSON-RPC errors; the Python and Go SDKs and the draft
+ * conformance suite use 200, and the JS client reads error bodies at any status.
+ *
+ * @example
+ * ```ts
+ * import { rpcResponse, resultBody } from "./jsonrpc.ts";
+ * rpcResponse(resultBody(1, {})).status; // 200
+ * ```
+ */
+export function rpcResponse(body: Record<string, unknown>): Response {
+  return new Response(JSON.stringify(body), {
+    status: 200,
+    headers: { "content-type": "application/json" },
+  });
+}

@@ -1,0 +1,328 @@
+/**
+ * `SendMessage` (A2A §3.1.1, §9.4.1): an A2A message becomes a Beacon submission, stored through
+ * the same intake as the native protocol, and the answer is `{"task": Task}` in
+ * `TASK_STATE_SUBMITTED` whose id is the receipt id and whose metadata is the native receipt.
+ *
+ * The steps, each refusing before the next one costs more:
+ *
+ * 1. Validate the request (§3.3.2, §13.4): -32602 naming the field, never its value.
+ * 2. `configuration.taskPushNotificationConfig` → -32003. The spec does not say what a server
+ *    without push does with it, and the JS SDK silently drops it; the Beacon refuses, because
+ *    a client that asked to be called back must not believe it will be (design principle 1).
+ * 3. Any `raw` or `url` part → -32005 ContentTypeNotSupportedError (§3.1.1 for unsupported
+ *    media): raw bytes evade text review, and a URL is an address the Beacon never resolves.
+ * 4. The content: exactly one `data` part holding a valid beacon/0.1 message makes a
+ *    structured submission (its `data`, serialised); otherwise a message with a non-blank
+ *    `text` part is stored whole as an unstructured submission; otherwise -32602.
+ * 5. A non-empty `message.taskId` → -32001 when no such task exists (§3.1.1), -32004 when it
+ *    does; a non-empty `message.contextId` → -32004. Each submission opens a new task:
+ *    continuing one would mean returning to stored content.
+ * 6. Store, with the `messageId` as the idempotency key: a retry of the same message from the
+ *    same source returns the same task; the same id with other content is -32602.
+ *
+ * §3.2.2 makes blocking the default: without `returnImmediately` the server waits for a
+ * terminal or interrupted state. A Beacon task never leaves `TASK_STATE_SUBMITTED` by
+ * automation (people read submissions later), so waiting would never end; the task is returned
+ * at once in either mode (docs/a2a.md, "Deviations").
+ *
+ * @module
+ */
+import type { IdentityCheck, Intake, Receipt } from "../intake/accept.ts";
+import type { JsonValue } from "../json/strict_json.ts";
+import { checkIdentity } from "../message/identity.ts";
+import { type BeaconMessage, checkMessage } from "../message/schema.ts";
+import { nativeReceipt } from "../native/receipt.ts";
+import { RECEIPT_ID } from "../native/status.ts";
+import { A2AFailure, invalidParams } from "./errors.ts";
+import { isJsonObject, type JsonObject } from "./jsonrpc.ts";
+import {
+  checkTenant,
+  INT32_MAX,
+  member,
+  optionalBoolean,
+  optionalInteger,
+  optionalObject,
+  optionalString,
+  optionalStringArray,
+  requiredId,
+} from "./params.ts";
+
+/** Longest accepted `messageId`, in code points (it is stored as the idempotency key). */
+export const MAX_MESSAGE_ID_LENGTH = 128;
+
+/** Most parts accepted in one message. */
+export const MAX_PARTS = 64;
+
+/** The `Part` content members (A2A §4.1 `Part`: exactly one is set). */
+const CONTENT_MEMBERS: readonly PartContent[] = ["text", "raw", "url", "data"];
+
+/** Which content member a part holds. */
+export type PartContent = "text" | "raw" | "url" | "data";
+
+/** A `SendMessageRequest` that passed validation. */
+export interface CheckedSendMessage {
+  /** The message exactly as parsed (stored whole for an unstructured submission). */
+  readonly message: JsonObject;
+  /** `message.messageId`. */
+  readonly messageId: string;
+  /** The parts, in order, with the content member each holds. */
+  readonly parts: readonly { readonly content: PartContent; readonly part: JsonObject }[];
+  /** `message.taskId` when non-empty. */
+  readonly taskId: string | undefined;
+  /** `message.contextId` when non-empty. */
+  readonly contextId: string | undefined;
+  /** Whether `configuration.taskPushNotificationConfig` was set. */
+  readonly wantsPush: boolean;
+}
+
+/** What will be stored for a message. */
+export type MappedContent =
+  | {
+    readonly kind: "structured";
+    readonly content: Uint8Array<ArrayBuffer>;
+    /** The data part's value, checked against the message schema. */
+    readonly message: BeaconMessage;
+  }
+  | { readonly kind: "unstructured"; readonly content: Uint8Array<ArrayBuffer> };
+
+function checkRole(message: JsonObject): void {
+  const role = member(message, "role");
+  // ProtoJSON writes enums as names; parsers also accept the number (ROLE_USER = 1).
+  if (role === "ROLE_USER" || role === 1) return;
+  if (role === undefined || role === "ROLE_UNSPECIFIED" || role === 0) {
+    throw invalidParams("message.role", "is required");
+  }
+  throw invalidParams("message.role", "must be ROLE_USER");
+}
+
+function checkPart(value: JsonValue, path: string): { content: PartContent; part: JsonObject } {
+  if (!isJsonObject(value)) throw invalidParams(path, "must be an object");
+  const present = CONTENT_MEMBERS.filter((name) => member(value, name) !== undefined);
+  if (present.length !== 1) {
+    throw invalidParams(path, "must have exactly one of text, raw, url or data");
+  }
+  const content = present[0];
+  // `data` is any JSON value (google.protobuf.Value); the others are strings (raw is base64).
+  if (content !== "data") optionalString(value, content, `${path}.${content}`);
+  optionalObject(value, "metadata", `${path}.metadata`);
+  optionalString(value, "filename", `${path}.filename`);
+  optionalString(value, "mediaType", `${path}.mediaType`);
+  return { content, part: value };
+}
+
+/**
+ * Validates `SendMessageRequest` params (A2A §1.1 of the notes; proto `SendMessageRequest`).
+ * Throws -32602 naming the first bad field. Unknown members are ignored (A2A §5.7).
+ *
+ * @example
+ * ```ts
+ * import { checkSendMessage } from "./send_message.ts";
+ * const checked = checkSendMessage({
+ *   message: { messageId: "m-1", role: "ROLE_USER", parts: [{ text: "Hello" }] },
+ * });
+ * checked.messageId; // "m-1"
+ * ```
+ */
+export function checkSendMessage(params: JsonObject | undefined): CheckedSendMessage {
+  const request = params ?? {};
+  checkTenant(request);
+  const message = optionalObject(request, "message", "message");
+  if (message === undefined) throw invalidParams("message", "is required");
+  const messageId = requiredId(message, "messageId", "message.messageId", MAX_MESSAGE_ID_LENGTH);
+  checkRole(message);
+  const rawParts = member(message, "parts");
+  if (rawParts === undefined) throw invalidParams("message.parts", "is required");
+  if (!Array.isArray(rawParts)) throw invalidParams("message.parts", "must be an array");
+  if (rawParts.length === 0) throw invalidParams("message.parts", "must not be empty");
+  if (rawParts.length > MAX_PARTS) {
+    throw invalidParams("message.parts", `must have at most ${MAX_PARTS} parts`);
+  }
+  const parts = rawParts.map((part, index) => checkPart(part, `message.parts[${index}]`));
+  const taskId = optionalString(message, "taskId", "message.taskId");
+  const contextId = optionalString(message, "contextId", "message.contextId");
+  optionalObject(message, "metadata", "message.metadata");
+  optionalStringArray(message, "extensions", "message.extensions");
+  optionalStringArray(message, "referenceTaskIds", "message.referenceTaskIds");
+
+  const configuration = optionalObject(request, "configuration", "configuration");
+  let wantsPush = false;
+  if (configuration !== undefined) {
+    // Accepted and without effect: the output is always the JSON task, there is no history
+    // to shorten, and the answer is immediate in either mode (see the module documentation).
+    optionalStringArray(configuration, "acceptedOutputModes", "configuration.acceptedOutputModes");
+    optionalInteger(configuration, "historyLength", "configuration.historyLength", 0, INT32_MAX);
+    optionalBoolean(configuration, "returnImmediately", "configuration.returnImmediately");
+    wantsPush = optionalObject(
+      configuration,
+      "taskPushNotificationConfig",
+      "configuration.taskPushNotificationConfig",
+    ) !== undefined;
+  }
+  optionalObject(request, "metadata", "metadata");
+  return {
+    message,
+    messageId,
+    parts,
+    taskId: taskId === "" ? undefined : taskId,
+    contextId: contextId === "" ? undefined : contextId,
+    wantsPush,
+  };
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Decides what is stored (steps 2 to 4 of the module documentation). Throws -32003, -32005 or
+ * -32602. Nothing here reads the database.
+ *
+ * @example
+ * ```ts
+ * import { checkSendMessage, mapContent } from "./send_message.ts";
+ * const checked = checkSendMessage({
+ *   message: { messageId: "m-1", role: "ROLE_USER", parts: [{ text: "Hello" }] },
+ * });
+ * mapContent(checked).kind; // "unstructured"
+ * ```
+ */
+export function mapContent(checked: CheckedSendMessage): MappedContent {
+  if (checked.wantsPush) {
+    throw new A2AFailure(
+      "pushNotificationNotSupported",
+      "Push notifications are not supported: remove configuration.taskPushNotificationConfig; " +
+        "the Beacon never contacts anyone",
+      { field: "configuration.taskPushNotificationConfig" },
+    );
+  }
+  checked.parts.forEach(({ content }, index) => {
+    if (content === "raw" || content === "url") {
+      throw new A2AFailure(
+        "contentTypeNotSupported",
+        "File parts are not accepted: send text or data parts; a url is never fetched",
+        { field: `message.parts[${index}].${content}`, supportedParts: "text, data" },
+      );
+    }
+  });
+  const dataIndexes: number[] = [];
+  let hasText = false;
+  checked.parts.forEach(({ content, part }, index) => {
+    if (content === "data") dataIndexes.push(index);
+    if (content === "text" && String(part.text).trim() !== "") hasText = true;
+  });
+  let refusal: A2AFailure | undefined;
+  if (dataIndexes.length === 1) {
+    const index = dataIndexes[0];
+    const data = checked.parts[index].part.data;
+    const result = checkMessage(data);
+    if (result.ok) {
+      return {
+        kind: "structured",
+        content: encoder.encode(JSON.stringify(data)),
+        message: result.message,
+      };
+    }
+    // checkMessage names schema fields only, never a submitted key (src/message/schema.ts).
+    const path = `message.parts[${index}].data` + (result.field === "" ? "" : `.${result.field}`);
+    refusal = invalidParams(path, result.problem);
+  }
+  if (hasText) {
+    return { kind: "unstructured", content: encoder.encode(JSON.stringify(checked.message)) };
+  }
+  throw refusal ?? invalidParams(
+    "message.parts",
+    "must hold a non-blank text part or exactly one data part holding a beacon/0.1 message",
+  );
+}
+
+/**
+ * Refuses a message that names a task or a context (step 5). An id that is not even a
+ * receipt id's shape (22 base64url characters) is unknown without asking the database.
+ *
+ * @example
+ * ```ts
+ * import { refuseContinuation } from "./send_message.ts";
+ * // await refuseContinuation({ taskId: undefined, contextId: undefined }, intake); // resolves
+ * ```
+ */
+export async function refuseContinuation(
+  checked: Pick<CheckedSendMessage, "taskId" | "contextId">,
+  intake: Intake,
+): Promise<void> {
+  if (checked.taskId !== undefined) {
+    const known = RECEIPT_ID.test(checked.taskId) &&
+      await intake.store.findById(checked.taskId) !== undefined;
+    if (!known) throw new A2AFailure("taskNotFound", undefined, { field: "message.taskId" });
+    throw new A2AFailure(
+      "unsupportedOperation",
+      "This operation is not supported: a task accepts no further messages; " +
+        "send a new message without taskId",
+      { field: "message.taskId" },
+    );
+  }
+  if (checked.contextId !== undefined) {
+    throw new A2AFailure(
+      "unsupportedOperation",
+      "This operation is not supported: each submission opens a new context; " +
+        "send the message without contextId",
+      { field: "message.contextId" },
+    );
+  }
+}
+
+/** What {@linkcode sendMessage} needs for one request. */
+export interface SendMessageContext {
+  /** The intake shared with the native protocol. */
+  readonly intake: Intake;
+  /** The public origin, for the receipt's status URL. */
+  readonly origin: string;
+  /** The rate-limit source key of the sender (idempotency is per source). */
+  readonly source: string;
+}
+
+/** The outcome of {@linkcode sendMessage}: the JSON-RPC result and log facts. */
+export interface SendMessageOutcome {
+  /** `{"task": Task}` (A2A §9.4.1 `SendMessageResponse`). */
+  readonly result: { readonly task: Record<string, unknown> };
+  /** The receipt of the stored submission (the first one, for a replay). */
+  readonly receipt: Receipt;
+  /** True when a retry got the first attempt's task back. */
+  readonly replayed: boolean;
+}
+
+/**
+ * Runs `SendMessage`: validates, maps, stores, and builds the task. Throws an `A2AFailure`,
+ * a `BeaconError("idempotency_key_reused")` or a `StorageError`; `toJsonRpcError` maps each.
+ *
+ * @example
+ * ```ts
+ * import { sendMessage } from "./send_message.ts";
+ * // const { result } = await sendMessage(params, { intake, origin, source });
+ * // result.task.status; // { state: "TASK_STATE_SUBMITTED", timestamp: "…Z" }
+ * ```
+ */
+export async function sendMessage(
+  params: JsonObject | undefined,
+  context: SendMessageContext,
+): Promise<SendMessageOutcome> {
+  const checked = checkSendMessage(params);
+  const mapped = mapContent(checked);
+  await refuseContinuation(checked, context.intake);
+  const identity: IdentityCheck | undefined = mapped.kind === "structured"
+    ? await checkIdentity(mapped.message)
+    : undefined;
+  const { receipt, contextId, replayed } = await context.intake.accept({
+    surface: "a2a",
+    kind: mapped.kind,
+    contentType: "application/json",
+    content: mapped.content,
+    source: context.source,
+    identity,
+    idempotencyKey: checked.messageId,
+  });
+  const task = {
+    id: receipt.id,
+    contextId,
+    status: { state: "TASK_STATE_SUBMITTED", timestamp: receipt.receivedAt },
+    metadata: nativeReceipt(receipt, context.origin),
+  };
+  return { result: { task }, receipt, replayed };
+}
