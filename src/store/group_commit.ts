@@ -1,19 +1,18 @@
 /**
  * Group commit: concurrent submissions share one durable transaction. The first write after an
- * idle period is committed at once (a lone submission waits for exactly one commit); writes that
- * arrive while a commit is running queue up and all go into the next one. Each caller's promise
- * settles only after the transaction holding its row has committed, so a receipt is never sent
- * for a row that is not durable.
+ * idle period is committed as soon as the requests already received have queued theirs (a lone
+ * submission waits for exactly one commit); writes that arrive while a commit is running queue
+ * up and all go into the next one. Each caller's promise settles only after the transaction
+ * holding its row has committed, so a receipt is never sent for a row that is not durable.
  *
  * If a shared transaction fails, its writes are retried one per transaction, so one bad row (a
  * broken constraint) cannot fail the submissions it happened to share a commit with.
  *
  * @module
  */
-import type { Client, InStatement } from "@libsql/client";
 
-interface Pending {
-  readonly statement: InStatement;
+interface Pending<T> {
+  readonly item: T;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
@@ -26,25 +25,28 @@ export interface CommitCounters {
   writes: number;
 }
 
-/** Batches writes into shared transactions. */
-export class GroupCommitter {
-  readonly #client: Client;
+/** Batches items into shared commits made by `commit` (one durable transaction per call). */
+export class GroupCommitter<T> {
+  readonly #commit: (items: readonly T[]) => Promise<void>;
   readonly #maxBatch: number;
-  #queue: Pending[] = [];
+  #queue: Pending<T>[] = [];
   #running = false;
   /** Commit counters since start. */
   readonly counters: CommitCounters = { commits: 0, writes: 0 };
 
-  /** `maxBatch` bounds one transaction's size (and so the time one commit holds the writer). */
-  constructor(client: Client, maxBatch = 256) {
-    this.#client = client;
+  /**
+   * `commit` writes all items in one transaction; `maxBatch` bounds one transaction's size (and
+   * so the time one commit holds the writer).
+   */
+  constructor(commit: (items: readonly T[]) => Promise<void>, maxBatch = 256) {
+    this.#commit = commit;
     this.#maxBatch = maxBatch;
   }
 
-  /** Resolves once `statement` is committed durably; rejects if it could not be. */
-  write(statement: InStatement): Promise<void> {
+  /** Resolves once `item` is committed durably; rejects if it could not be. */
+  write(item: T): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ statement, resolve, reject });
+      this.#queue.push({ item, resolve, reject });
       if (!this.#running) {
         this.#running = true;
         // A macrotask, not a microtask: requests already received get to queue their writes
@@ -62,20 +64,17 @@ export class GroupCommitter {
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
-        const batch = this.#queue.length <= this.#maxBatch
-          ? this.#queue
-          : this.#queue.slice(0, this.#maxBatch);
-        this.#queue = this.#queue.length <= this.#maxBatch ? [] : this.#queue.slice(this.#maxBatch);
-        await this.#commit(batch);
+        const batch = this.#queue.splice(0, this.#maxBatch);
+        await this.#settle(batch);
       }
     } finally {
       this.#running = false;
     }
   }
 
-  async #commit(batch: Pending[]): Promise<void> {
+  async #settle(batch: Pending<T>[]): Promise<void> {
     try {
-      await this.#client.batch(batch.map((pending) => pending.statement), "write");
+      await this.#commit(batch.map((pending) => pending.item));
       this.counters.commits++;
       this.counters.writes += batch.length;
       for (const pending of batch) pending.resolve();
@@ -84,7 +83,7 @@ export class GroupCommitter {
         batch[0].reject(error);
         return;
       }
-      for (const pending of batch) await this.#commit([pending]);
+      for (const pending of batch) await this.#settle([pending]);
     }
   }
 }

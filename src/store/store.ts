@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Client } from "@libsql/client";
+import type { Client, InValue } from "@libsql/client";
 import { StorageError } from "../errors.ts";
 import { type DatabaseConfig, openClient } from "./client.ts";
 import { GroupCommitter } from "./group_commit.ts";
@@ -55,6 +55,11 @@ export interface SubmissionSummary {
   readonly identityVerified?: boolean;
 }
 
+const INSERT_HEAD = `INSERT INTO submissions (id, context_id, received_at, surface, kind,
+  content_type, content, size, digest, source_hash, identity_fingerprint, identity_verified,
+  idempotency_key) VALUES `;
+const ROW_PLACEHOLDERS = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
 const SUMMARY_COLUMNS =
   "id, context_id, received_at, surface, kind, size, digest, identity_fingerprint, identity_verified";
 
@@ -81,11 +86,18 @@ function toSummary(row: Record<string, unknown>): SubmissionSummary {
 export class SubmissionStore {
   /** The underlying client (the review tool and tests read through it). */
   readonly client: Client;
-  readonly #writer: GroupCommitter;
+  readonly #writer: GroupCommitter<InValue[]>;
 
   private constructor(client: Client) {
     this.client = client;
-    this.#writer = new GroupCommitter(client);
+    // One multi-row INSERT per commit: a single statement is its own transaction, and it is
+    // prepared once per commit instead of once per row.
+    this.#writer = new GroupCommitter(async (rows) => {
+      await this.client.execute({
+        sql: INSERT_HEAD + rows.map(() => ROW_PLACEHOLDERS).join(","),
+        args: rows.flat(),
+      });
+    });
   }
 
   /** Opens the database, applies migrations, and returns the store. */
@@ -111,26 +123,21 @@ export class SubmissionStore {
   /** Appends one submission; resolves only once it is durably committed. */
   async append(submission: NewSubmission): Promise<void> {
     try {
-      await this.#writer.write({
-        sql: `INSERT INTO submissions (id, context_id, received_at, surface, kind, content_type,
-          content, size, digest, source_hash, identity_fingerprint, identity_verified,
-          idempotency_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        args: [
-          submission.id,
-          submission.contextId,
-          submission.receivedAt,
-          submission.surface,
-          submission.kind,
-          submission.contentType,
-          submission.content,
-          submission.content.byteLength,
-          submission.digest,
-          submission.sourceHash,
-          submission.identityFingerprint ?? null,
-          submission.identityVerified === undefined ? null : submission.identityVerified ? 1 : 0,
-          submission.idempotencyKey ?? null,
-        ],
-      });
+      await this.#writer.write([
+        submission.id,
+        submission.contextId,
+        submission.receivedAt,
+        submission.surface,
+        submission.kind,
+        submission.contentType,
+        submission.content,
+        submission.content.byteLength,
+        submission.digest,
+        submission.sourceHash,
+        submission.identityFingerprint ?? null,
+        submission.identityVerified === undefined ? null : submission.identityVerified ? 1 : 0,
+        submission.idempotencyKey ?? null,
+      ]);
     } catch (error) {
       throw new StorageError(error);
     }
