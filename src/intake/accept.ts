@@ -150,10 +150,8 @@ export class Intake {
    * collides with an A2A `messageId`, nor one sender's key with another's.
    */
   async accept(input: SubmissionInput): Promise<Accepted> {
-    const [digest, sourceHash] = await Promise.all([
-      sha256Digest(input.content),
-      this.sourceHash(input.source),
-    ]);
+    const digest = sha256Digest(input.content);
+    const sourceHash = await this.sourceHash(input.source);
     if (input.idempotencyKey === undefined) return await this.#store(input, digest, sourceHash);
     const key = `${input.surface}:${input.idempotencyKey}`;
     const slot = `${sourceHash} ${key}`;

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { sha256 } from "./sha256.ts";
 
 const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
@@ -55,6 +56,6 @@ export function hex(bytes: Uint8Array): string {
 }
 
 /** `sha256:<hex>` of the bytes: the digest format of receipts. */
-export async function sha256Digest(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
-  return "sha256:" + hex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
+export function sha256Digest(bytes: Uint8Array): string {
+  return "sha256:" + hex(sha256(bytes));
 }

@@ -18,6 +18,12 @@ export interface DatabaseConfig {
   readonly url: string;
   /** The Turso / sqld token for remote URLs. */
   readonly authToken?: string;
+  /**
+   * Remote URLs only: how many requests the client sends at once; more wait in its queue.
+   * Default 20. The Workers entry lifts the bound: a queued request would be sent from the
+   * request that freed the slot, and workerd cancels that work once that request has answered.
+   */
+  readonly concurrency?: number;
 }
 
 /** Whether the URL names an embedded database (file or memory). */
@@ -47,7 +53,12 @@ export async function openClient(config: DatabaseConfig): Promise<Client> {
     return client;
   }
   const { createClient } = await import("@libsql/client/web");
-  return createClient({ url: config.url, authToken: config.authToken, intMode: "number" });
+  return createClient({
+    url: config.url,
+    authToken: config.authToken,
+    intMode: "number",
+    concurrency: config.concurrency,
+  });
 }
 
 async function ensureFolder(url: string): Promise<void> {

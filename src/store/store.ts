@@ -193,6 +193,7 @@ export class SubmissionStore {
   /** Waits for queued writes, then closes the database. */
   async close(): Promise<void> {
     await this.#writer.idle();
+    this.#writer.close();
     this.client.close();
   }
 
