@@ -9,9 +9,9 @@
  *   database is remote, that one host. No other host, no DNS lookups of anything else.
  * - `--allow-env=<the Beacon's variables>,LIBSQL_JS_DEV`: the last one is read by the native
  *   libSQL loader at import time.
- * - `--allow-read=<database folder>,<npm cache>` and `--allow-write=<database folder>`: the
- *   embedded database and its WAL, and the npm packages' code (the native module is loaded from
- *   the cache).
+ * - `--allow-read=<database folder>,<npm cache>,<src>` and `--allow-write=<database folder>`: the
+ *   embedded database and its WAL, the npm packages' code (the native module is loaded from the
+ *   cache), and the Beacon's own `src/` (the writer thread's worker module is loaded at run time).
  * - `--allow-ffi`: the embedded database is a native Node-API module; only with a file database.
  * - `--allow-sys=…`: the native loader's libc detection (`detect-libc`) calls
  *   `process.report.getReport()`, which reads these system facts.
@@ -36,6 +36,9 @@ const SYS_FACTS = [
   "osUptime",
 ];
 
+/** The Beacon's `src/` folder, from which the writer thread's module is loaded. */
+const SOURCE_FOLDER = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+
 /** What the flags are computed from. */
 export interface PermissionFacts {
   /** The listen address (`HOSTNAME`). */
@@ -59,7 +62,7 @@ function databaseFolder(url: string, cwd: string): string {
 /** The `deno run` permission flags for the server. */
 export function serverPermissionFlags(facts: PermissionFacts): string[] {
   const net = [`${facts.hostname}:${facts.port}`];
-  const read = [facts.npmCache];
+  const read = [facts.npmCache, SOURCE_FOLDER];
   const flags: string[] = [];
   if (facts.databaseUrl.startsWith("file:")) {
     const folder = databaseFolder(facts.databaseUrl, facts.cwd);

@@ -7,7 +7,8 @@
  */
 import type { Client, InValue } from "@libsql/client";
 import { StorageError } from "../errors.ts";
-import { type DatabaseConfig, openClient } from "./client.ts";
+import { type DatabaseConfig, isEmbedded, openClient } from "./client.ts";
+import { WriterThread } from "./writer_thread.ts";
 import { GroupCommitter } from "./group_commit.ts";
 import { migrate } from "./migrations.ts";
 
@@ -88,15 +89,18 @@ export class SubmissionStore {
   readonly client: Client;
   readonly #writer: GroupCommitter<InValue[]>;
 
-  private constructor(client: Client) {
+  readonly #thread: WriterThread | undefined;
+
+  private constructor(client: Client, thread: WriterThread | undefined) {
     this.client = client;
+    this.#thread = thread;
     // One multi-row INSERT per commit: a single statement is its own transaction, and it is
     // prepared once per commit instead of once per row.
     this.#writer = new GroupCommitter(async (rows) => {
-      await this.client.execute({
-        sql: INSERT_HEAD + rows.map(() => ROW_PLACEHOLDERS).join(","),
-        args: rows.flat(),
-      });
+      const sql = INSERT_HEAD + rows.map(() => ROW_PLACEHOLDERS).join(",");
+      const args = rows.flat();
+      if (thread !== undefined) await thread.commit(sql, args);
+      else await this.client.execute({ sql, args });
     });
   }
 
@@ -106,13 +110,17 @@ export class SubmissionStore {
     now: () => number = Date.now,
   ): Promise<SubmissionStore> {
     const client = await openClient(config);
+    let thread: WriterThread | undefined;
     try {
       await migrate(client, now);
+      if (config.writerThread === true && isEmbedded(config.url) && config.url !== ":memory:") {
+        if (WriterThread.available()) thread = await WriterThread.start(config.url);
+      }
     } catch (error) {
       client.close();
       throw error;
     }
-    return new SubmissionStore(client);
+    return new SubmissionStore(client, thread);
   }
 
   /** Commits and durable writes so far: `{ commits, writes }`. */
@@ -194,6 +202,7 @@ export class SubmissionStore {
   async close(): Promise<void> {
     await this.#writer.idle();
     this.#writer.close();
+    await this.#thread?.close();
     this.client.close();
   }
 
