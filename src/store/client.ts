@@ -19,6 +19,11 @@ export interface DatabaseConfig {
   /** The Turso / sqld token for remote URLs. */
   readonly authToken?: string;
   /**
+   * Commit an embedded file database on a separate thread (a Web Worker) so fsyncs do not block
+   * request handling. Ignored for remote and in-memory databases and where Workers are missing.
+   */
+  readonly writerThread?: boolean;
+  /**
    * Remote URLs only: how many requests the client sends at once; more wait in its queue.
    * Default 20. The Workers entry lifts the bound: a queued request would be sent from the
    * request that freed the slot, and workerd cancels that work once that request has answered.
