@@ -29,6 +29,7 @@ import { messageJsonSchema } from "./src/message/schema.ts";
 import type { DatabaseConfig } from "./src/store/client.ts";
 import { SubmissionStore } from "./src/store/store.ts";
 import { errorResponse } from "./src/errors.ts";
+import { loadSigningKey, signReceipt } from "./src/signing/mod.ts";
 import type { RequestLogEntry } from "./src/middleware/request_log.ts";
 import { harden } from "./src/middleware/response_headers.ts";
 
@@ -45,7 +46,9 @@ export interface BeaconOptions {
   database?: DatabaseConfig;
   /**
    * The public origin used in the discovery document, the agent card and receipts, e.g.
-   * `https://beacon.example.com`. Default: each request's own origin.
+   * `https://beacon.example.com`. Default: each request's own origin. When the Beacon is mounted
+   * under a path prefix of another app (which strips the prefix before calling `fetch`), include
+   * it: `https://example.com/beacon`; the published URLs then carry the prefix.
    */
   publicUrl?: string;
   /** Largest accepted body in bytes. Default 65536. */
@@ -66,6 +69,11 @@ export interface BeaconOptions {
    * database. Keep it outside the database to make stored hashes useless to a database thief.
    */
   sourceSalt?: Uint8Array<ArrayBuffer>;
+  /**
+   * The Ed25519 key that signs receipts: unpadded base64url of a 32-byte seed (or its PKCS#8
+   * form), or the seed's bytes. Default: a key generated once and kept in the database.
+   */
+  signingKey?: string | Uint8Array;
   /** Clock in epoch milliseconds (tests pass a fake one). Default `Date.now`. */
   now?: () => number;
   /** Randomness source (tests may pass a seeded one). Default `crypto.getRandomValues`. */
@@ -121,7 +129,8 @@ function resolveLimiter(
 
 function normaliseOrigin(url: string): string {
   const parsed = new URL(url);
-  return parsed.origin;
+  // A path prefix (an embedding app's mount point) is kept; query, fragment and `/` are not.
+  return parsed.origin + parsed.pathname.replace(/\/+$/, "");
 }
 
 /**
@@ -157,7 +166,10 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   const prepareAll = async (origin: string) => {
     const cache = { lastModified: started, maxAgeSeconds: 300 };
     const [discovery, card, schema] = await Promise.all([
-      prepareDocument(discoveryDocument({ origin, maxBodyBytes, rateLimit: limit }), cache),
+      prepareDocument(
+        discoveryDocument({ origin, maxBodyBytes, rateLimit: limit, receiptKey: receiptPublicKey }),
+        cache,
+      ),
       prepareDocument(agentCard({ origin }), cache),
       prepareDocument(messageJsonSchema(), { ...cache, contentType: "application/schema+json" }),
     ]);
@@ -179,6 +191,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
     | undefined;
   let closed = false;
   let storeRef: SubmissionStore | undefined;
+  let receiptPublicKey: string | undefined;
   const open = () => {
     opening ??= (async () => {
       const store = await SubmissionStore.open(options.database ?? DEFAULTS.database, now);
@@ -192,12 +205,15 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         false,
         ["sign"],
       );
+      const signingKey = await loadSigningKey(store, now, options.signingKey);
+      receiptPublicKey = signingKey.publicKey;
       const intake = new Intake({
         store,
         now,
         randomBytes,
         sourceKey,
         idempotencyWindowMs: options.idempotencyWindowMs ?? DEFAULTS.idempotencyWindowMs,
+        signReceipt: (receipt) => signReceipt(signingKey, receipt),
       });
       const handle = buildHandler({
         intake,

@@ -56,6 +56,11 @@ export interface Receipt {
   readonly digest: string;
   /** The signer's key fingerprint and verification result, for signed messages. */
   readonly identity?: IdentityCheck;
+  /**
+   * The Beacon's Ed25519 signature over the receipt's canonical fields (id, receivedAt, digest,
+   * size, kind; docs/protocol-0.1.md §Receipt signatures), base64url.
+   */
+  readonly signature?: string;
 }
 
 /** The result of {@linkcode Intake.accept}. */
@@ -77,6 +82,8 @@ export interface IntakeOptions {
   readonly sourceKey: CryptoKey;
   /** How long an idempotency key is remembered, in milliseconds. */
   readonly idempotencyWindowMs: number;
+  /** Signs a receipt's canonical fields; receipts are unsigned without it. */
+  readonly signReceipt?: (receipt: Receipt) => Promise<string>;
 }
 
 /** Receipt ids and context ids carry 128 random bits. */
@@ -179,9 +186,20 @@ export class Intake {
     }
   }
 
-  #replay(first: Accepted, storedDigest: string, digest: string): Accepted {
+  async #replay(first: Accepted, storedDigest: string, digest: string): Promise<Accepted> {
     if (storedDigest !== digest) throw new BeaconError("idempotency_key_reused");
-    return { receipt: first.receipt, contextId: first.contextId, replayed: true };
+    // Ed25519 signatures are deterministic (RFC 8032 §5.1.6): signing again gives the same one.
+    return {
+      receipt: await this.#signed(first.receipt),
+      contextId: first.contextId,
+      replayed: true,
+    };
+  }
+
+  async #signed(receipt: Receipt): Promise<Receipt> {
+    const sign = this.#options.signReceipt;
+    if (sign === undefined || receipt.signature !== undefined) return receipt;
+    return { ...receipt, signature: await sign(receipt) };
   }
 
   async #store(
@@ -204,11 +222,12 @@ export class Intake {
       identityVerified: input.identity?.verified,
       idempotencyKey,
     };
-    await this.store.append(row);
-    return {
-      receipt: receiptOf({ ...row, size: row.content.byteLength }),
-      contextId: row.contextId,
-      replayed: false,
-    };
+    // The signature covers fields known before the commit, so it is computed while the commit
+    // runs; the receipt is still only released after the commit.
+    const [receipt] = await Promise.all([
+      this.#signed(receiptOf({ ...row, size: row.content.byteLength })),
+      this.store.append(row),
+    ]);
+    return { receipt, contextId: row.contextId, replayed: false };
   }
 }

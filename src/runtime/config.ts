@@ -13,12 +13,14 @@
  * | `BEACON_RATE_LIMIT` | `10/1m` syntax or `off` | `10/1m` |
  * | `BEACON_TRUSTED_PROXIES` | reverse proxies whose forwarding headers count | `0` |
  * | `BEACON_SOURCE_SALT` | hex salt (≥ 16 bytes) for source hashes | stored in the database |
+ * | `BEACON_SIGNING_KEY` | base64url Ed25519 seed that signs receipts | stored in the database |
  * | `BEACON_LOG` | `on` (one JSON line per request) or `off` | `on` |
  *
  * @module
  */
 import type { BeaconOptions } from "../../mod.ts";
 import { parseRateLimit } from "../limits/rate.ts";
+import { parseSigningKey } from "../signing/key.ts";
 
 /** Every variable the Beacon reads (entries grant access to exactly these). */
 export const ENVIRONMENT_VARIABLES = [
@@ -30,6 +32,7 @@ export const ENVIRONMENT_VARIABLES = [
   "BEACON_RATE_LIMIT",
   "BEACON_TRUSTED_PROXIES",
   "BEACON_SOURCE_SALT",
+  "BEACON_SIGNING_KEY",
   "BEACON_LOG",
 ] as const;
 
@@ -86,6 +89,8 @@ export function configFromEnvironment(read: (name: string) => string | undefined
     }
     options.sourceSalt = new Uint8Array(salt.match(/../g)!.map((pair) => parseInt(pair, 16)));
   }
+  const signingKey = get("BEACON_SIGNING_KEY");
+  if (signingKey !== undefined) options.signingKey = parseSigningKey(signingKey);
   const log = get("BEACON_LOG") ?? "on";
   if (log !== "on" && log !== "off") {
     throw new Error('Cannot start: BEACON_LOG must be "on" or "off"');

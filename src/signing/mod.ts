@@ -1,0 +1,47 @@
+/**
+ * The Beacon's Ed25519 signatures: its key (`key.ts`), signed receipts (`receipt.ts`) and
+ * signed checkpoints (`checkpoint.ts`). WebCrypto only, so it runs on every supported runtime.
+ *
+ * @example Sign and verify a receipt
+ * ```ts
+ * import { SubmissionStore } from "../store/store.ts";
+ * import { loadSigningKey, signReceipt, verifyReceipt } from "./mod.ts";
+ * const store = await SubmissionStore.open({ url: ":memory:" });
+ * const key = await loadSigningKey(store, Date.now);
+ * const receipt = {
+ *   id: "q4Xv3T0x0kq8T5bJm3V6eA",
+ *   receivedAt: "2025-06-01T12:00:03.123Z",
+ *   digest: "sha256:" + "0".repeat(64),
+ *   size: 16,
+ *   kind: "unstructured",
+ * };
+ * await verifyReceipt(key.publicKey, receipt, await signReceipt(key, receipt)); // true
+ * await store.close();
+ * ```
+ *
+ * @module
+ */
+export {
+  encodeSeed,
+  generateSeed,
+  loadSigningKey,
+  parseSigningKey,
+  type SecretStore,
+  SIGNING_KEY_SECRET,
+  type SigningKey,
+  signingKeyFromSeed,
+} from "./key.ts";
+export {
+  canonicalReceiptBytes,
+  RECEIPT_CONTEXT,
+  type SignedReceiptFields,
+  signReceipt,
+  verifyReceipt,
+} from "./receipt.ts";
+export {
+  canonicalCheckpointBytes,
+  CHECKPOINT_CONTEXT,
+  type CheckpointFields,
+  signCheckpoint,
+  verifyCheckpoint,
+} from "./checkpoint.ts";

@@ -1,0 +1,169 @@
+/**
+ * Helpers for the review tool's tests: a real temporary database filled through the real
+ * handler (`createBeacon` from mod.ts), and the real CLI (`src/review/main.ts`) run as a
+ * subprocess with exactly the permissions of `deno task review`.
+ *
+ * @module
+ */
+import { createBeacon } from "../../mod.ts";
+import { assert } from "../support/assert.ts";
+
+const MAIN = new URL("../../src/review/main.ts", import.meta.url).pathname;
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** The permissions `deno task review` runs with (see the report for the deno.json line). */
+export const REVIEW_PERMISSIONS = [
+  "--allow-read",
+  "--allow-write",
+  "--allow-env",
+  "--allow-ffi",
+  "--allow-sys",
+];
+
+/** A temporary database. */
+export interface TempDatabase {
+  readonly directory: string;
+  /** `file:<directory>/x.db` */
+  readonly url: string;
+  /** The file path. */
+  readonly path: string;
+}
+
+/** Creates an empty temporary folder for a database (the file is created on first use). */
+export async function tempDatabase(): Promise<TempDatabase> {
+  const directory = await Deno.makeTempDir({ prefix: "beacon-review-" });
+  return { directory, url: `file:${directory}/x.db`, path: `${directory}/x.db` };
+}
+
+/** One submission to POST to the native endpoint. */
+export interface Sample {
+  readonly contentType: string;
+  readonly body: string | Uint8Array<ArrayBuffer>;
+  readonly headers?: Record<string, string>;
+  /** The client address (so stats can count sources). */
+  readonly from?: string;
+}
+
+/** A plain text submission. */
+export function text(body: string, from?: string): Sample {
+  return { contentType: "text/plain; charset=utf-8", body, from };
+}
+
+/** A structured beacon/0.1 message. */
+export function message(fields: Record<string, unknown>, from?: string): Sample {
+  return {
+    contentType: "application/json",
+    body: JSON.stringify({
+      beacon: "0.1",
+      subject: "A subject",
+      body: "A body.",
+      intent: "information",
+      sender: { name: "Test agent" },
+      ...fields,
+    }),
+    from,
+  };
+}
+
+/**
+ * Submits the samples in order through the real handler into `database`, one at a time so
+ * `seq` follows the array, and returns the receipts.
+ */
+export async function fill(
+  database: TempDatabase,
+  samples: readonly Sample[],
+  options: { now?: () => number; signingKey?: string } = {},
+): Promise<Record<string, unknown>[]> {
+  const beacon = createBeacon({
+    database: { url: database.url },
+    rateLimit: "off",
+    now: options.now,
+    signingKey: options.signingKey,
+  });
+  const receipts: Record<string, unknown>[] = [];
+  try {
+    await beacon.ready(); // creates and migrates the database even when there is nothing to send
+    for (const sample of samples) {
+      const response = await beacon.fetch(
+        new Request("http://127.0.0.1/beacon/0.1/submissions", {
+          method: "POST",
+          headers: { "content-type": sample.contentType, ...sample.headers },
+          body: sample.body,
+        }),
+        { remoteAddress: sample.from ?? "192.0.2.1" },
+      );
+      const body = await response.json();
+      assert(response.status === 202, `submission refused: ${JSON.stringify(body)}`);
+      receipts.push(body.receipt);
+    }
+  } finally {
+    await beacon.close();
+  }
+  return receipts;
+}
+
+/** What a CLI run produced. */
+export interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const fatal = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Runs `deno task review <args>` as a subprocess against `database`, with a clean environment
+ * (only what Deno itself needs, plus `env`). Output must be valid UTF-8.
+ */
+export async function review(
+  database: TempDatabase | string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Run> {
+  const url = typeof database === "string" ? database : database.url;
+  const inherited: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) inherited[name] = value;
+  }
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...REVIEW_PERMISSIONS, MAIN, ...args, "--database", url],
+    cwd: ROOT,
+    env: { ...inherited, NO_COLOR: "1", ...env },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return {
+    code: output.code,
+    stdout: fatal.decode(output.stdout),
+    stderr: fatal.decode(output.stderr),
+  };
+}
+
+/**
+ * Characters that must never reach the reviewer's terminal raw, written independently of
+ * src/review/render.ts: C0 controls but the line feed, DEL and C1, the bidi controls, zero-width
+ * and other invisible characters, line and paragraph separators, variation selectors, tag
+ * characters, every format character (Cf), and surrogates.
+ */
+export const FORBIDDEN =
+  // deno-lint-ignore no-control-regex -- finding control characters is the point
+  /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u00AD\u034F\u061C\u115F\u1160\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0]|[\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]|\p{Cf}|\p{Cs}/u;
+
+/** Asserts that `text` holds no forbidden character, naming the first one found. */
+export function assertInert(text: string, where: string): void {
+  const match = FORBIDDEN.exec(text);
+  assert(
+    match === null,
+    `${where} holds raw U+${
+      match?.[0].codePointAt(0)?.toString(16).toUpperCase().padStart(4, "0")
+    } at ${match?.index}`,
+  );
+}
+
+/** Asserts a run's stdout and stderr are both inert. */
+export function assertRunInert(run: Run): void {
+  assertInert(run.stdout, "stdout");
+  assertInert(run.stderr, "stderr");
+}
