@@ -24,6 +24,7 @@ import {
   type RateLimiter,
 } from "./src/limits/rate.ts";
 import { discoveryDocument } from "./src/native/discovery.ts";
+import { SharedRateLimiter } from "./src/limits/shared_rate.ts";
 import { agentCard } from "./src/a2a/card.ts";
 import { messageJsonSchema } from "./src/message/schema.ts";
 import type { DatabaseConfig } from "./src/store/client.ts";
@@ -60,6 +61,12 @@ export interface BeaconOptions {
    * Default `"10/1m"`.
    */
   rateLimit?: string | RateLimit | RateLimiter;
+  /**
+   * Where the rate limiter keeps its state: `"memory"` (this process only) or `"database"`
+   * (shared by every instance on the same database, one atomic UPSERT per check). Default
+   * `"memory"`.
+   */
+  rateLimitStore?: "memory" | "database";
   /** Number of reverse proxies in front whose forwarding headers are trusted. Default 0. */
   trustedProxies?: number;
   /** How long idempotency keys are remembered, in milliseconds. Default 24 hours. */
@@ -114,17 +121,14 @@ function defaultRandomBytes(length: number): Uint8Array<ArrayBuffer> {
   return crypto.getRandomValues(new Uint8Array(length));
 }
 
-function resolveLimiter(
+/** The configured limit (for the discovery document) and, for a limiter of the caller's, it. */
+function resolveLimit(
   option: BeaconOptions["rateLimit"],
-  now: () => number,
-): { limiter: RateLimiter | undefined; limit: RateLimit | undefined } {
+): { limit: RateLimit | undefined; custom: RateLimiter | undefined } {
   const value = option ?? DEFAULTS.rateLimit;
-  if (typeof value === "string") {
-    const limit = parseRateLimit(value);
-    return { limit, limiter: limit && new MemoryRateLimiter(limit, now) };
-  }
-  if ("check" in value) return { limiter: value, limit: undefined };
-  return { limit: value, limiter: new MemoryRateLimiter(value, now) };
+  if (typeof value === "string") return { limit: parseRateLimit(value), custom: undefined };
+  if ("check" in value) return { limit: undefined, custom: value };
+  return { limit: value, custom: undefined };
 }
 
 function normaliseOrigin(url: string): string {
@@ -157,7 +161,9 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   const now = options.now ?? Date.now;
   const randomBytes = options.randomBytes ?? defaultRandomBytes;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULTS.maxBodyBytes;
-  const { limiter, limit } = resolveLimiter(options.rateLimit, now);
+  const { limit, custom } = resolveLimit(options.rateLimit);
+  // The in-memory limiter lives as long as the Beacon, across database reconnects.
+  const memoryLimiter = limit && new MemoryRateLimiter(limit, now);
   const publicOrigin = options.publicUrl === undefined
     ? undefined
     : normaliseOrigin(options.publicUrl);
@@ -217,7 +223,10 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       });
       const handle = buildHandler({
         intake,
-        limiter,
+        limiter: custom ??
+          (limit && options.rateLimitStore === "database"
+            ? new SharedRateLimiter(store.client, limit, now)
+            : memoryLimiter),
         maxBodyBytes,
         bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs,
         trustedProxies: options.trustedProxies ?? 0,

@@ -11,6 +11,7 @@
  * | `BEACON_DATABASE_AUTH_TOKEN` | Turso / sqld token | none |
  * | `BEACON_PUBLIC_URL` | public origin for documents and receipts | the request's origin |
  * | `BEACON_RATE_LIMIT` | `10/1m` syntax or `off` | `10/1m` |
+ * | `BEACON_RATE_LIMIT_STORE` | `memory` (one process) or `database` (shared by instances) | `memory` |
  * | `BEACON_TRUSTED_PROXIES` | reverse proxies whose forwarding headers count | `0` |
  * | `BEACON_SOURCE_SALT` | hex salt (≥ 16 bytes) for source hashes | stored in the database |
  * | `BEACON_SIGNING_KEY` | base64url Ed25519 seed that signs receipts | stored in the database |
@@ -30,6 +31,7 @@ export const ENVIRONMENT_VARIABLES = [
   "BEACON_DATABASE_AUTH_TOKEN",
   "BEACON_PUBLIC_URL",
   "BEACON_RATE_LIMIT",
+  "BEACON_RATE_LIMIT_STORE",
   "BEACON_TRUSTED_PROXIES",
   "BEACON_SOURCE_SALT",
   "BEACON_SIGNING_KEY",
@@ -77,6 +79,13 @@ export function configFromEnvironment(read: (name: string) => string | undefined
     } catch {
       throw new Error('Cannot start: BEACON_RATE_LIMIT must be "off" or like "10/1m"');
     }
+  }
+  const rateStore = get("BEACON_RATE_LIMIT_STORE");
+  if (rateStore !== undefined) {
+    if (rateStore !== "memory" && rateStore !== "database") {
+      throw new Error('Cannot start: BEACON_RATE_LIMIT_STORE must be "memory" or "database"');
+    }
+    options.rateLimitStore = rateStore;
   }
   const proxies = get("BEACON_TRUSTED_PROXIES");
   if (proxies !== undefined) {

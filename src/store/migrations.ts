@@ -94,6 +94,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ...appendOnly("checkpoints"),
     ],
   },
+  {
+    version: 3,
+    name: "shared rate limits",
+    // GCRA state for the database-backed limiter (src/limits/shared_rate.ts), shared by every
+    // instance on this database. Working state, not a record: rows are updated in place and
+    // forgotten once their arrival time has passed.
+    statements: [
+      `CREATE TABLE IF NOT EXISTS rate_limits (
+        key TEXT PRIMARY KEY,
+        tat REAL NOT NULL,
+        allowed INTEGER NOT NULL
+      ) STRICT`,
+    ],
+  },
 ];
 
 /** Applies every migration not yet recorded. Safe to call at every start. */
