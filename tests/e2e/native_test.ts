@@ -355,21 +355,38 @@ Deno.test("discovery document names endpoints, schema, limits, policies and the 
 
 Deno.test("every response carries the hardening headers", async () => {
   await withBeacon({}, async (served) => {
-    const requests: [string, RequestInit][] = [
-      ["/.well-known/autonomous-agent", {}],
-      ["/.well-known/agent-card.json", {}],
-      [SUBMIT, { method: "POST", headers: TEXT, body: "x" }],
-      [SUBMIT, { method: "POST", headers: { "content-type": "image/png" }, body: "x" }],
-      ["/missing", {}],
-      [SUBMIT, { method: "OPTIONS" }],
+    const accepted = await post(served, "for the status route", TEXT);
+    const status = String((accepted.json.receipt as { status: string }).status);
+    const rpc = (method: string, version = "1.0") => ({
+      method: "POST",
+      headers: { "content-type": "application/json", "a2a-version": version },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: {} }),
+    });
+    const requests: [string, RequestInit, string][] = [
+      ["/.well-known/autonomous-agent", {}, "public"],
+      ["/.well-known/autonomous-agent", { method: "HEAD" }, "public"],
+      ["/.well-known/agent-card.json", {}, "public"],
+      ["/schemas/message.schema.json", {}, "public"],
+      [SUBMIT, { method: "POST", headers: TEXT, body: "x" }, "no-store"],
+      [SUBMIT, { method: "POST", headers: { "content-type": "image/png" }, body: "x" }, "no-store"],
+      [status.slice(status.indexOf("/beacon")), {}, "no-store"],
+      ["/a2a/v1", rpc("SendMessage"), "no-store"],
+      ["/a2a/v1", rpc("GetTask", "0.3"), "no-store"],
+      ["/a2a/v1", { method: "GET" }, "no-store"],
+      ["/missing", {}, "no-store"],
+      [SUBMIT, { method: "OPTIONS" }, "no-store"],
     ];
-    for (const [path, init] of requests) {
+    for (const [path, init, cache] of requests) {
       const response = await fetch(served.url + path, init);
       await response.body?.cancel();
-      assertEquals(response.headers.get("x-content-type-options"), "nosniff", path);
+      const where = `${init.method ?? "GET"} ${path}`;
+      assertEquals(response.headers.get("x-content-type-options"), "nosniff", where);
       assertMatch(response.headers.get("content-security-policy") ?? "", /default-src 'none'/);
-      assertEquals(response.headers.get("access-control-allow-origin"), "*");
-      assert(response.headers.has("cache-control"), path);
+      assertEquals(response.headers.get("access-control-allow-origin"), "*", where);
+      assertEquals(response.headers.get("referrer-policy"), "no-referrer", where);
+      assertMatch(response.headers.get("cache-control") ?? "", new RegExp(cache), where);
+      assertEquals(response.headers.get("server"), null, `${where}: no server banner`);
+      assertEquals(response.headers.get("x-powered-by"), null, where);
     }
   });
 });
