@@ -235,7 +235,7 @@ export function mapContent(checked: CheckedSendMessage): MappedContent {
 
 /**
  * Refuses a message that names a task or a context (step 5). An id that is not even a
- * receipt id's shape (22 base64url characters) is unknown without asking the database.
+ * receipt id's shape (30 base64url characters) is unknown without asking the database.
  *
  * @example
  * ```ts

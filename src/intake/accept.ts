@@ -44,7 +44,10 @@ export interface SubmissionInput {
 
 /** The receipt: what the Beacon acknowledges having stored. */
 export interface Receipt {
-  /** Receipt id = A2A task id: 128 bits from a CSPRNG, base64url (22 characters). */
+  /**
+   * Receipt id = A2A task id: base64url (30 characters) of a 48-bit millisecond time followed by
+   * 128 bits from a CSPRNG.
+   */
   readonly id: string;
   /** ISO 8601 UTC time of receipt, millisecond precision. */
   readonly receivedAt: string;
@@ -87,7 +90,7 @@ export interface IntakeOptions {
 }
 
 /** Receipt ids and context ids carry 128 random bits. */
-const ID_BYTES = 16;
+const RANDOM_BYTES = 16;
 
 /** Builds the receipt of a stored submission from its summary. */
 export function receiptOf(summary: SubmissionSummary): Receipt {
@@ -125,9 +128,27 @@ export class Intake {
     return this.#options.store;
   }
 
-  /** A fresh 128-bit id, base64url. */
-  newId(): string {
-    return base64url(this.#options.randomBytes(ID_BYTES));
+  /**
+   * A fresh receipt id: 6 bytes of big-endian milliseconds, then 16 random bytes. The random
+   * part makes it unguessable; the time prefix makes ids received close together sort close
+   * together, so inserting into the id index touches a few adjacent pages per commit instead of
+   * one random page per row (which doubled commit time at 100,000 rows and grows with the table).
+   * The time is no secret: the receipt states it.
+   */
+  newReceiptId(): string {
+    const bytes = new Uint8Array(6 + RANDOM_BYTES);
+    const time = this.#options.now();
+    const high = Math.floor(time / 2 ** 32);
+    bytes[0] = (high >>> 8) & 255;
+    bytes[1] = high & 255;
+    new DataView(bytes.buffer).setUint32(2, time >>> 0);
+    bytes.set(this.#options.randomBytes(RANDOM_BYTES), 6);
+    return base64url(bytes);
+  }
+
+  /** A fresh context id: 128 random bits, base64url (22 characters). */
+  newContextId(): string {
+    return base64url(this.#options.randomBytes(RANDOM_BYTES));
   }
 
   /**
@@ -209,8 +230,8 @@ export class Intake {
     idempotencyKey?: string,
   ): Promise<Accepted> {
     const row: NewSubmission = {
-      id: this.newId(),
-      contextId: this.newId(),
+      id: this.newReceiptId(),
+      contextId: this.newContextId(),
       receivedAt: new Date(this.#options.now()).toISOString(),
       surface: input.surface,
       kind: input.kind,

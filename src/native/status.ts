@@ -10,8 +10,8 @@ import { jsonResponse } from "../http/json.ts";
 import type { Intake } from "../intake/accept.ts";
 import type { RouteHandler } from "../middleware/router.ts";
 
-/** Receipt ids: 22 base64url characters (128 bits). */
-export const RECEIPT_ID = /^[A-Za-z0-9_-]{22}$/;
+/** Receipt ids: 30 base64url characters (a 48-bit time and 128 random bits). */
+export const RECEIPT_ID = /^[A-Za-z0-9_-]{30}$/;
 
 /** The status route handler. */
 export function statusHandler(intake: Intake): RouteHandler {

@@ -80,7 +80,7 @@ export function signerColumn(fingerprint: string | null, verified: boolean | nul
 }
 
 const HEADER = [
-  "RECEIPT".padEnd(22),
+  "RECEIPT".padEnd(30),
   "RECEIVED (UTC)".padEnd(16),
   "TYPE".padEnd(8),
   "SIZE".padEnd(5),
@@ -95,7 +95,7 @@ function line(row: SubmissionRow, width: number, findings: Findings): string {
   const rendered = renderContent(view, width);
   findings.addAll(rendered.findings);
   const columns = [
-    safeText(row.id).padEnd(22),
+    safeText(row.id).padEnd(30),
     safeText(row.receivedAt.slice(0, 16).replace("T", " ")).padEnd(16),
     typeColumn(row.surface, row.kind).padEnd(8),
     shortSize(row.size).padEnd(5),

@@ -6,7 +6,8 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { a2aHandler } from "../../src/a2a/endpoint.ts";
 import type { Context } from "../../src/middleware/compose.ts";
-import type { Intake } from "../../src/intake/accept.ts";
+import { Intake } from "../../src/intake/accept.ts";
+import { SubmissionStore } from "../../src/store/store.ts";
 import { StorageError } from "../../src/errors.ts";
 import { createBeacon, type RequestLogEntry } from "../../mod.ts";
 
@@ -29,9 +30,30 @@ function context(body: unknown, headers: Record<string, string> = {}): Context {
   };
 }
 
-function failingIntake(error: unknown): Intake {
-  const fail = () => Promise.reject(error);
-  return { accept: fail, store: { findById: fail } } as unknown as Intake;
+/**
+ * A real intake on a real in-memory database. `closed` closes the database first, so every
+ * read and write fails the way an unreachable database does; `signReceipt` is the real option
+ * through which a receipt signer (here, a failing one) is configured.
+ */
+async function realIntake(
+  options: { closed?: boolean; signReceipt?: () => Promise<string> } = {},
+): Promise<Intake> {
+  const store = await SubmissionStore.open({ url: ":memory:" });
+  if (options.closed) await store.close();
+  return new Intake({
+    store,
+    now: Date.now,
+    randomBytes: (n) => crypto.getRandomValues(new Uint8Array(n)),
+    sourceKey: await crypto.subtle.importKey(
+      "raw",
+      new Uint8Array(32),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    ),
+    idempotencyWindowMs: 60_000,
+    signReceipt: options.signReceipt,
+  });
 }
 
 const SEND = {
@@ -43,9 +65,8 @@ const SEND = {
 
 Deno.test("a2aHandler() answers a StorageError with -32603 UNAVAILABLE and tells onError", async () => {
   const heard: unknown[] = [];
-  const cause = new StorageError(new Error("disk I/O error at /srv/secret.db"));
   const handler = a2aHandler({
-    intake: failingIntake(cause),
+    intake: await realIntake({ closed: true }),
     origin: (_request, url) => url.origin,
     onError: (error) => heard.push(error),
   });
@@ -54,7 +75,7 @@ Deno.test("a2aHandler() answers a StorageError with -32603 UNAVAILABLE and tells
       jsonrpc: "2.0",
       id: 2,
       method: "GetTask",
-      params: { id: "A".repeat(22) },
+      params: { id: "A".repeat(30) },
     }]
   ) {
     const ctx = context(body);
@@ -70,14 +91,16 @@ Deno.test("a2aHandler() answers a StorageError with -32603 UNAVAILABLE and tells
     assertStrictEquals(ctx.log.outcome, "failed");
     assertStrictEquals(ctx.log.code, -32603);
   }
-  assertEquals(heard, [cause, cause]);
+  assertEquals(heard.length, 2);
+  assert(heard.every((error) => error instanceof StorageError));
 });
 
 Deno.test("a2aHandler() answers an unexpected error with a fixed -32603 and survives a bad hook", async () => {
   const handler = a2aHandler({
-    intake: failingIntake(
-      new TypeError("Cannot read properties of undefined (reading 'token-xyz')"),
-    ),
+    intake: await realIntake({
+      signReceipt: () =>
+        Promise.reject(new TypeError("Cannot read properties of undefined (reading 'token-xyz')")),
+    }),
     origin: (_request, url) => url.origin,
     onError: () => {
       throw new Error("the hook itself fails");
@@ -92,7 +115,7 @@ Deno.test("a2aHandler() answers an unexpected error with a fixed -32603 and surv
 
 Deno.test("a2aHandler() checks media type, then parse, then envelope, then version", async () => {
   const handler = a2aHandler({
-    intake: failingIntake(new Error("never reached")),
+    intake: await realIntake(),
     origin: (_request, url) => url.origin,
   });
   const codeOf = async (ctx: Context) => (await (await handler(ctx)).json()).error.code;

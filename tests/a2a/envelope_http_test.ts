@@ -17,7 +17,7 @@ const GET_TASK = {
   jsonrpc: "2.0",
   id: 7,
   method: "GetTask",
-  params: { id: "AAAAAAAAAAAAAAAAAAAAAA" },
+  params: { id: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" },
 };
 const SEND = (id: unknown) => ({
   jsonrpc: "2.0",

@@ -13,7 +13,7 @@ import {
   textMessage,
 } from "./_support.ts";
 
-const UNKNOWN_ID = "AAAAAAAAAAAAAAAAAAAAAA";
+const UNKNOWN_ID = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
 const decoder = new TextDecoder();
 
 function expectError(answer: RpcAnswer, code: number, reason?: string, field?: string) {
@@ -65,7 +65,7 @@ Deno.test("A2A methods over HTTP: every row of the table", async (t) => {
       assertEquals(Object.keys(answer.json.result), ["task"]);
       task = answer.json.result.task;
       assertEquals(Object.keys(task), ["id", "contextId", "status", "metadata"]);
-      assertMatch(String(task.id), /^[A-Za-z0-9_-]{22}$/);
+      assertMatch(String(task.id), /^[A-Za-z0-9_-]{30}$/);
       assertMatch(String(task.contextId), /^[A-Za-z0-9_-]{22}$/);
       assert(task.id !== task.contextId);
       const receipt = (task.metadata as { receipt: Record<string, unknown> }).receipt;

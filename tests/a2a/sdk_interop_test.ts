@@ -105,7 +105,7 @@ Deno.test("@a2a-js/sdk client 1.3.0 interoperates with the Beacon", async (t) =>
       assertStrictEquals(result.status?.state, TaskState.TASK_STATE_SUBMITTED);
       assertEquals(result.history, []);
       assertEquals(result.artifacts, []);
-      assert(/^[A-Za-z0-9_-]{22}$/.test(result.id));
+      assert(/^[A-Za-z0-9_-]{30}$/.test(result.id));
       assert(/^[A-Za-z0-9_-]{22}$/.test(result.contextId));
       const receipt = result.metadata?.receipt;
       assertStrictEquals(receipt.id, result.id);
@@ -164,7 +164,7 @@ Deno.test("@a2a-js/sdk client 1.3.0 interoperates with the Beacon", async (t) =>
 
     await t.step("getTask() of an unknown id is TaskNotFoundError (-32001)", async () => {
       await rejectsWith(
-        () => client.getTask({ tenant: "", id: "AAAAAAAAAAAAAAAAAAAAAA" }),
+        () => client.getTask({ tenant: "", id: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" }),
         "TaskNotFoundError",
         -32001,
       );
@@ -242,7 +242,7 @@ Deno.test("@a2a-js/sdk client 1.3.0 interoperates with the Beacon", async (t) =>
         const continued = request([textPart("More")]);
         continued.message!.taskId = textTaskId;
         await rejectsWith(() => client.sendMessage(continued), "UnsupportedOperationError", -32004);
-        continued.message!.taskId = "AAAAAAAAAAAAAAAAAAAAAA";
+        continued.message!.taskId = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
         await rejectsWith(() => client.sendMessage(continued), "TaskNotFoundError", -32001);
       },
     );

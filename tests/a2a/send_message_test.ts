@@ -11,7 +11,8 @@ import {
   refuseContinuation,
 } from "../../src/a2a/send_message.ts";
 import { A2AFailure } from "../../src/a2a/errors.ts";
-import type { Intake } from "../../src/intake/accept.ts";
+import { Intake } from "../../src/intake/accept.ts";
+import { SubmissionStore } from "../../src/store/store.ts";
 import type { JsonObject } from "../../src/a2a/jsonrpc.ts";
 import { exampleMessages } from "../../src/message/schema.ts";
 
@@ -32,15 +33,31 @@ function failureOf(run: () => unknown): A2AFailure {
   throw new Error("expected a refusal");
 }
 
-/** A fake intake whose store knows one id. */
-function intakeKnowing(id: string, reads: string[] = []): Intake {
-  const store = {
-    findById: (candidate: string) => {
-      reads.push(candidate);
-      return Promise.resolve(candidate === id ? { id, contextId: "c" } : undefined);
-    },
-  };
-  return { store } as unknown as Intake;
+/** A real intake on an in-memory database holding one submission; returns its receipt id. */
+async function intakeWithOne(): Promise<{ intake: Intake; known: string; store: SubmissionStore }> {
+  const store = await SubmissionStore.open({ url: ":memory:" });
+  const sourceKey = await crypto.subtle.importKey(
+    "raw",
+    new Uint8Array(32),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const intake = new Intake({
+    store,
+    now: Date.now,
+    randomBytes: (n) => crypto.getRandomValues(new Uint8Array(n)),
+    sourceKey,
+    idempotencyWindowMs: 60_000,
+  });
+  const { receipt } = await intake.accept({
+    surface: "a2a",
+    kind: "unstructured",
+    contentType: "application/json",
+    content: new TextEncoder().encode("{}"),
+    source: "192.0.2.1",
+  });
+  return { intake, known: receipt.id, store };
 }
 
 Deno.test("checkSendMessage() returns the checked message, with empty ids as unset", () => {
@@ -184,10 +201,8 @@ Deno.test("mapContent() refuses a push config with -32003 before anything else",
 });
 
 Deno.test("refuseContinuation(): unknown taskId -32001, known -32004, contextId -32004", async () => {
-  const known = "BBBBBBBBBBBBBBBBBBBBBB";
-  const reads: string[] = [];
-  const intake = intakeKnowing(known, reads);
-  await refuseContinuation({ taskId: undefined, contextId: undefined }, intake);
+  const { intake, known, store } = await intakeWithOne();
+  const unknown = "C".repeat(30);
   const expectKind = async (
     taskId: string | undefined,
     contextId: string | undefined,
@@ -196,19 +211,23 @@ Deno.test("refuseContinuation(): unknown taskId -32001, known -32004, contextId 
     try {
       await refuseContinuation({ taskId, contextId }, intake);
     } catch (error) {
-      assert(error instanceof A2AFailure);
+      assert(error instanceof A2AFailure, String(error));
       assertStrictEquals(error.kind, kind);
       return;
     }
     throw new Error("expected a refusal");
   };
-  await expectKind("CCCCCCCCCCCCCCCCCCCCCC", undefined, "taskNotFound");
-  await expectKind(known, undefined, "unsupportedOperation");
-  await expectKind(undefined, "any-context", "unsupportedOperation");
-  await expectKind("CCCCCCCCCCCCCCCCCCCCCC", "any-context", "taskNotFound");
-  assertEquals(reads, ["CCCCCCCCCCCCCCCCCCCCCC", known, "CCCCCCCCCCCCCCCCCCCCCC"]);
-  // A taskId that is not a receipt id's shape is unknown without a database read.
+  try {
+    await refuseContinuation({ taskId: undefined, contextId: undefined }, intake);
+    await expectKind(unknown, undefined, "taskNotFound");
+    await expectKind(known, undefined, "unsupportedOperation");
+    await expectKind(undefined, "any-context", "unsupportedOperation");
+    await expectKind(unknown, "any-context", "taskNotFound");
+  } finally {
+    await store.close();
+  }
+  // A taskId that is not a receipt id's shape is unknown without a database read: the store is
+  // closed now, so a read would fail with a storage error instead.
   await expectKind("short", undefined, "taskNotFound");
   await expectKind("../../../../etc/passwd/xx", undefined, "taskNotFound");
-  assertStrictEquals(reads.length, 3);
 });

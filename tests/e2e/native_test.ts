@@ -65,7 +65,7 @@ Deno.test("native submit stores text and answers 202 with a receipt, Location an
     assertEquals(result.status, 202);
     assert(!result.text.includes(marker), "no echo of content");
     const receipt = result.json.receipt as Record<string, unknown>;
-    assertMatch(String(receipt.id), /^[A-Za-z0-9_-]{22}$/);
+    assertMatch(String(receipt.id), /^[A-Za-z0-9_-]{30}$/);
     assertEquals(receipt.kind, "unstructured");
     assertEquals(receipt.surface, "native");
     assertEquals(receipt.size, new TextEncoder().encode(body).byteLength);
@@ -140,7 +140,7 @@ Deno.test("each stable error code answers its status and writes nothing", async 
         return { status: response.status, json: await response.json() };
       }],
       ["not_found", 404, async () => {
-        const response = await fetch(`${served.url}${SUBMIT}/AAAAAAAAAAAAAAAAAAAAAA`);
+        const response = await fetch(`${served.url}${SUBMIT}/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`);
         return { status: response.status, json: await response.json() };
       }],
       ["not_found", 404, async () => {

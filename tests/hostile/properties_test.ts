@@ -95,7 +95,7 @@ const envelope = fc.record({
   params: fc.oneof(
     fc.record({ message }),
     fc.record({ message, metadata: json, configuration: json }, { requiredKeys: ["message"] }),
-    fc.record({ id: fc.oneof(marked, fc.constant("AAAAAAAAAAAAAAAAAAAAAA")) }),
+    fc.record({ id: fc.oneof(marked, fc.constant("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")) }),
     fc.record({ pageSize: fc.integer({ min: -5, max: 200 }), status: marked }),
     json,
   ),

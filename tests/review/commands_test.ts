@@ -74,8 +74,8 @@ async function standardDatabase(): Promise<
 }
 
 function listedIds(stdout: string): string[] {
-  return stdout.split("\n").slice(1).filter((line) => /^\S{22} /.test(line)).map((line) =>
-    line.slice(0, 22)
+  return stdout.split("\n").slice(1).filter((line) => /^\S{30} /.test(line)).map((line) =>
+    line.slice(0, 30)
   );
 }
 
@@ -184,9 +184,12 @@ Deno.test("show prints receipt fields, signature result, history and content", a
   assertMatch(plain.stdout, /^history +\S+Z escalated: check the source\n +\S+Z reviewed by ana$/m);
   assertMatch(plain.stdout, /^text\n {2}\| January text one$/m);
 
-  const unknown = await review(database, ["show", "AAAAAAAAAAAAAAAAAAAAAA"]);
+  const unknown = await review(database, ["show", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"]);
   assertStrictEquals(unknown.code, 1);
-  assertMatch(unknown.stderr, /Cannot show: no submission has receipt id AAAAAAAAAAAAAAAAAAAAAA/);
+  assertMatch(
+    unknown.stderr,
+    /Cannot show: no submission has receipt id AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/,
+  );
   const missing = await review(database, ["show"]);
   assertStrictEquals(missing.code, 2);
 });
@@ -232,7 +235,7 @@ Deno.test("show renders A2A submissions: text parts and data-part messages", asy
   assertMatch(textRun.stdout, /^part 2 \(text\)\n {2}\| second part$/m);
   const dataRun = await review(database, ["show", dataId]);
   assertMatch(dataRun.stdout, /^subject +A2A structured$/m);
-  const list = await review(database, ["list", "--surface", "a2a"]);
+  const list = await review(database, ["list", "--surface", "a2a", "--width", "120"]);
   assertMatch(list.stdout, /a2a\/text .* ! Hello over A2A \\u202E/);
   assertMatch(list.stdout, /a2a\/msg .* A2A structured/);
 });

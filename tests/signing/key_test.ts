@@ -97,12 +97,16 @@ Deno.test("loadSigningKey() uses a configured key and leaves the database alone"
 });
 
 Deno.test("loadSigningKey() refuses a stored secret that is not a seed", async () => {
-  const fake = { secret: () => Promise.resolve(new Uint8Array(16)) };
+  // A real database whose stored secret was written by something else: 16 bytes, not a seed.
+  const store = await SubmissionStore.open({ url: ":memory:" });
+  await store.secret("signing-key", () => new Uint8Array(16), Date.now);
   let message = "";
   try {
-    await loadSigningKey(fake, Date.now);
+    await loadSigningKey(store, Date.now);
   } catch (error) {
     message = (error as Error).message;
+  } finally {
+    await store.close();
   }
   assertStrictEquals(message, "Cannot use the stored signing key: it is not a 32-byte seed");
   assertStrictEquals(generateSeed().length, 32);

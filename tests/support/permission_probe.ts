@@ -15,9 +15,10 @@ async function attempt(run: () => Promise<unknown>): Promise<string> {
 }
 
 const results = {
-  listenOwnPort: await attempt(async () => {
+  listenOwnPort: await attempt(() => {
     const listener = Deno.listen({ hostname: "127.0.0.1", port });
     listener.close();
+    return Promise.resolve();
   }),
   fetchOtherLoopbackPort: await attempt(() => fetch(target).then((r) => r.body?.cancel())),
   connectOtherLoopbackPort: await attempt(async () =>
@@ -27,7 +28,7 @@ const results = {
   fetchByName: await attempt(() => fetch("http://localhost:8080/")),
   readPasswd: await attempt(() => Deno.readTextFile("/etc/passwd")),
   writeTmp: await attempt(() => Deno.writeTextFile("/tmp/beacon-probe", "x")),
-  readHome: await attempt(() => Deno.env.get("HOME") as unknown as Promise<unknown>),
+  readHome: await attempt(() => Promise.resolve(Deno.env.get("HOME"))),
   spawn: await attempt(() => new Deno.Command("true").output()),
 };
 console.log(JSON.stringify(results));
