@@ -5,6 +5,12 @@
  * up and all go into the next one. Each caller's promise settles only after the transaction
  * holding its row has committed, so a receipt is never sent for a row that is not durable.
  *
+ * Every commit runs inside the call of one of the writers it carries (the leader), never in a
+ * loop that outlives its caller: when a commit ends, the leader hands the lead to the first
+ * queued writer, whose own call commits the next batch. Cloudflare Workers ties asynchronous
+ * work to the request that started it and cancels it once that request has answered; a commit
+ * loop owned by the first request would stop there, and every later write would wait forever.
+ *
  * If a shared transaction fails, its writes are retried one per transaction, so one bad row (a
  * broken constraint) cannot fail the submissions it happened to share a commit with.
  *
@@ -13,8 +19,12 @@
 
 interface Pending<T> {
   readonly item: T;
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
+  /** Wakes a queued writer: `done` (its item is committed) or `lead` (commit the next batch). */
+  wake?: (outcome: "done" | "lead") => void;
+  /** Fails a queued writer whose item could not be committed. */
+  fail?: (error: unknown) => void;
+  /** Set when the leader's own item could not be committed. */
+  failed?: { error: unknown };
 }
 
 /** Counters the benchmark prints: how many commits carried how many writes. */
@@ -44,31 +54,41 @@ export class GroupCommitter<T> {
   }
 
   /** Resolves once `item` is committed durably; rejects if it could not be. */
-  write(item: T): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ item, resolve, reject });
-      if (!this.#running) {
-        this.#running = true;
-        // A macrotask, not a microtask: requests already received get to queue their writes
-        // before the commit starts, which is what lets concurrent submissions share it.
-        this.#schedule();
-      }
-    });
+  async write(item: T): Promise<void> {
+    const own: Pending<T> = { item };
+    this.#queue.push(own);
+    if (this.#running) {
+      const outcome = await new Promise<"done" | "lead">((resolve, reject) => {
+        own.wake = resolve;
+        own.fail = reject;
+      });
+      if (outcome === "done") return;
+    } else {
+      this.#running = true;
+      // A macrotask, not a microtask: requests already received get to queue their writes
+      // before the commit starts, which is what lets concurrent submissions share it.
+      await this.#nextTurn();
+    }
+    await this.#lead(own);
+    if (own.failed !== undefined) throw own.failed.error;
   }
 
   #channel: MessageChannel | undefined;
+  #turns: (() => void)[] = [];
 
   /**
-   * Runs `#drain` after one turn of the event loop. A `MessageChannel` message is a macrotask
-   * that costs microseconds; `setTimeout(0)` is clamped to a millisecond or more (HTML timers
-   * §8.6 nesting clamp), which would add that much to every commit.
+   * Resolves after one turn of the event loop. A `MessageChannel` message is a macrotask that
+   * costs microseconds; `setTimeout(0)` is clamped to a millisecond or more (HTML timers §8.6
+   * nesting clamp), which would add that much to every commit.
    */
-  #schedule(): void {
+  #nextTurn(): Promise<void> {
     if (this.#channel === undefined) {
       this.#channel = new MessageChannel();
-      this.#channel.port1.onmessage = () => this.#drain();
+      this.#channel.port1.onmessage = () => this.#turns.shift()?.();
     }
+    const turn = new Promise<void>((resolve) => this.#turns.push(resolve));
     this.#channel.port2.postMessage(0);
+    return turn;
   }
 
   /** Stops the scheduler; call after `idle()` when the store closes. */
@@ -82,29 +102,31 @@ export class GroupCommitter<T> {
     while (this.#running) await new Promise((resolve) => setTimeout(resolve, 1));
   }
 
-  async #drain(): Promise<void> {
+  /** Commits the next batch (it starts with `own`), then hands the lead on or goes idle. */
+  async #lead(own: Pending<T>): Promise<void> {
+    const batch = this.#queue.splice(0, this.#maxBatch);
     try {
-      while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, this.#maxBatch);
-        await this.#settle(batch);
-      }
+      await this.#settle(batch, own);
     } finally {
-      this.#running = false;
+      const next = this.#queue[0];
+      if (next === undefined) this.#running = false;
+      else next.wake?.("lead");
     }
   }
 
-  async #settle(batch: Pending<T>[]): Promise<void> {
+  async #settle(batch: Pending<T>[], own: Pending<T>): Promise<void> {
     try {
       await this.#commit(batch.map((pending) => pending.item));
       this.counters.commits++;
       this.counters.writes += batch.length;
-      for (const pending of batch) pending.resolve();
+      for (const pending of batch) if (pending !== own) pending.wake?.("done");
     } catch (error) {
       if (batch.length === 1) {
-        batch[0].reject(error);
+        if (batch[0] === own) own.failed = { error };
+        else batch[0].fail?.(error);
         return;
       }
-      for (const pending of batch) await this.#settle([pending]);
+      for (const pending of batch) await this.#settle([pending], own);
     }
   }
 }

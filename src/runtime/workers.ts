@@ -1,0 +1,148 @@
+/**
+ * Cloudflare Workers entry: a module worker, `export default { fetch(request, env, ctx) }`.
+ * Configuration and secrets come from `env` (the same `BEACON_*` names as everywhere; `PORT` and
+ * `HOSTNAME` do not apply), the client address from the `CF-Connecting-IP` header that
+ * Cloudflare sets. The Beacon is created once per isolate, on the first request.
+ *
+ * Workers cannot load native modules, so the embedded database is refused: `BEACON_DATABASE_URL`
+ * must name Turso or `sqld` (`libsql://…` or `https://…`), which the core opens with
+ * `@libsql/client/web`. Run `deno task migrate` against that database before deploying.
+ *
+ * `deno task start:workers` bundles this file with esbuild into `tools/dist/worker.js` and serves
+ * it with workerd through Miniflare (see `scripts/runtimes.ts`); `docs/deploy.md` shows a
+ * `wrangler.toml` for a real deployment.
+ *
+ * @example wrangler.toml
+ * ```toml
+ * name = "beacon"
+ * main = "tools/dist/worker.js"
+ * compatibility_date = "2026-04-01"
+ * [vars]
+ * BEACON_PUBLIC_URL = "https://beacon.example.com"
+ * # secrets: wrangler secret put BEACON_DATABASE_URL / BEACON_DATABASE_AUTH_TOKEN
+ * ```
+ *
+ * @module
+ */
+import { type Beacon, createBeacon } from "../../mod.ts";
+import { errorResponse } from "../errors.ts";
+import { harden } from "../middleware/response_headers.ts";
+import { isEmbedded } from "../store/client.ts";
+import { configFromEnvironment } from "./config.ts";
+
+/** The bindings the worker reads: plain-text vars and secrets named like the env variables. */
+export type WorkerEnv = Readonly<Record<string, unknown>>;
+
+/** The part of the Workers `ExecutionContext` this entry uses. */
+export interface WorkerContext {
+  /** Keeps the isolate working on `promise` after the response is sent. */
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/**
+ * Builds the Beacon for a worker from its `env`. Throws with a message naming the variable when
+ * the configuration is invalid, including an embedded (`file:` / `:memory:`) database.
+ *
+ * @example
+ * ```ts
+ * import { beaconFromEnv } from "./src/runtime/workers.ts";
+ *
+ * try {
+ *   beaconFromEnv({ BEACON_DATABASE_URL: "file:data/beacon.db" });
+ * } catch (error) {
+ *   console.log((error as Error).message); // Cannot start on Workers: …
+ * }
+ * ```
+ */
+export function beaconFromEnv(env: WorkerEnv): Beacon {
+  const config = configFromEnvironment((name) => {
+    const value = env[name];
+    return typeof value === "string" ? value : undefined;
+  });
+  const url = config.options.database?.url ?? "";
+  if (isEmbedded(url)) {
+    throw new Error(
+      "Cannot start on Workers: BEACON_DATABASE_URL names an embedded database " +
+        `(${url.startsWith("file:") ? "file:" : url}), and Workers cannot load native modules; ` +
+        "set it to the libsql:// or https:// URL of a Turso or sqld database",
+    );
+  }
+  return createBeacon({
+    ...config.options,
+    // Every request sends its own queries: see `serve` below and DatabaseConfig.concurrency.
+    database: { url, authToken: config.options.database?.authToken, concurrency: Infinity },
+    log: config.logRequests ? (entry) => console.log(JSON.stringify(entry)) : undefined,
+    onError: (error) =>
+      console.error(JSON.stringify({ event: "error", name: (error as Error)?.name ?? "unknown" })),
+  });
+}
+
+let instance: { beacon: Beacon } | { failure: string } | undefined;
+
+/** How long one request may take before it is answered `503` (the core bounds bodies to 10 s). */
+const REQUEST_DEADLINE_MS = 30_000;
+
+/**
+ * Runs `beacon.fetch` so that what concurrent requests share survives workerd's request model.
+ *
+ * Requests in one isolate share the database client, the open database and the group commit, so
+ * one request may wait for I/O that another request started (the first requests wait for the
+ * database the first one opens; a write waits for the commit that carries it). workerd cancels a
+ * request as hung when nothing of its own (I/O or timer) is pending, even though another request
+ * is about to resolve what it awaits: a timer held for the request's duration keeps it alive.
+ * `waitUntil` keeps a request's own work, which may carry others' writes, running after its
+ * client disconnects. The deadline turns anything that never settles into a `503`, never a hang.
+ *
+ * What this cannot fix is work a request leaves behind after it has answered: workerd cancels
+ * it. So the web client gets no request queue (DatabaseConfig.concurrency), and every commit must
+ * run in the call of a request that waits for it (src/store/group_commit.ts).
+ */
+function serve(beacon: Beacon, request: Request, context: WorkerContext): Promise<Response> {
+  const address = request.headers.get("cf-connecting-ip") ?? undefined;
+  const alive = setInterval(() => {}, 1_000);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const handling = beacon.fetch(request, { remoteAddress: address });
+  const deadline = new Promise<Response>((resolve) => {
+    timer = setTimeout(() => resolve(harden(errorResponse("unavailable"))), REQUEST_DEADLINE_MS);
+  });
+  const answer = Promise.race([handling, deadline]).finally(() => {
+    clearInterval(alive);
+    clearTimeout(timer);
+  });
+  context.waitUntil(handling.catch(() => {}));
+  return answer;
+}
+
+/**
+ * The module worker. Invalid configuration is logged once per isolate and every request is
+ * answered `503 unavailable` (the reason stays in the log, never in a response).
+ *
+ * @example Call the worker directly, as workerd does
+ * ```ts ignore
+ * import worker from "./src/runtime/workers.ts";
+ *
+ * const env = { BEACON_DATABASE_URL: "https://beacon-db.example.turso.io", BEACON_LOG: "off" };
+ * const response = await worker.fetch(
+ *   new Request("https://beacon.example.com/.well-known/autonomous-agent"),
+ *   env,
+ *   { waitUntil() {} },
+ * );
+ * console.log(response.status);
+ * ```
+ */
+const worker = {
+  fetch(request: Request, env: WorkerEnv, context: WorkerContext): Promise<Response> {
+    if (instance === undefined) {
+      try {
+        instance = { beacon: beaconFromEnv(env) };
+      } catch (error) {
+        instance = { failure: (error as Error).message };
+        console.error(JSON.stringify({ event: "error", message: instance.failure }));
+      }
+    }
+    if ("failure" in instance) return Promise.resolve(harden(errorResponse("unavailable")));
+    return serve(instance.beacon, request, context);
+  },
+};
+
+export default worker;

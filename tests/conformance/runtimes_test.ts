@@ -1,0 +1,170 @@
+/**
+ * The conformance suite (suite.ts) against the Beacon on every runtime it claims, each started
+ * the way its documented task starts it, on an ephemeral loopback port:
+ *
+ * | runtime | entry | database |
+ * |---|---|---|
+ * | Deno | `src/runtime/deno.ts` with `deno task start`'s narrow permissions | embedded file |
+ * | Deno | the same | remote: the Hrana test server, through `@libsql/client/web` |
+ * | Bun | `tools/dist/bun.mjs` (`deno task start:bun`) | embedded file |
+ * | Node | `tools/dist/node.mjs` (`deno task start:node`) | embedded file |
+ * | workerd | `tools/dist/worker.js` in Miniflare (`deno task start:workers`) | remote: Hrana test server |
+ *
+ * The workerd run counts its rate limit in the database (`BEACON_RATE_LIMIT_STORE=database`), as
+ * docs/deploy.md configures Workers; the others count in memory.
+ *
+ * Bun, Miniflare and esbuild are installed into `tools/` by the project's own script when
+ * missing; a runtime that cannot be installed or started fails its test with the reason — it is
+ * never skipped. The remote runs use `tests/support/hrana_server.ts`, test scaffolding only.
+ *
+ * Every server runs with a rate limit and trusts one proxy hop, so the suite gives each request a
+ * source of its own and checks the 429 on one source on purpose.
+ */
+import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
+import { startHranaServer } from "../support/hrana_server.ts";
+import { startServer } from "../support/server.ts";
+import { type RunningServer, type RuntimeName, startRuntime } from "../../scripts/runtimes.ts";
+import { runConformance } from "./suite.ts";
+
+/** What every server under test is configured with (besides port, host and database). */
+const COMMON = {
+  BEACON_RATE_LIMIT: "5/1m",
+  BEACON_TRUSTED_PROXIES: "1",
+  BEACON_LOG: "off",
+};
+
+const LOOPBACK = { PORT: "0", HOSTNAME: "127.0.0.1" };
+
+async function withTempDir<T>(run: (directory: string) => Promise<T>): Promise<T> {
+  const directory = await Deno.makeTempDir({ prefix: "beacon-conformance-" });
+  try {
+    return await run(directory);
+  } finally {
+    await Deno.remove(directory, { recursive: true }).catch(() => {});
+  }
+}
+
+/** A remote database: the Hrana test server on a temporary file, with a token. */
+async function withRemoteDatabase<T>(
+  run: (env: Record<string, string>, stats: () => { pipelines: number }) => Promise<T>,
+): Promise<T> {
+  return await withTempDir(async (directory) => {
+    const authToken = crypto.randomUUID();
+    const hrana = await startHranaServer({ path: `${directory}/remote.db`, authToken });
+    try {
+      return await run(
+        { BEACON_DATABASE_URL: hrana.url, BEACON_DATABASE_AUTH_TOKEN: authToken },
+        () => hrana.stats(),
+      );
+    } finally {
+      await hrana.close();
+    }
+  });
+}
+
+/** Runs the suite against a started server, then stops it and checks the clean shutdown. */
+async function conformsThenStops(
+  t: Deno.TestContext,
+  server: { url: string; lines: Record<string, unknown>[] } & {
+    stop(): Promise<Deno.CommandStatus>;
+  },
+): Promise<void> {
+  let stopped = false;
+  try {
+    await runConformance(t, server.url, { distinctSources: true });
+  } finally {
+    const status = await server.stop();
+    stopped = true;
+    assertStrictEquals(status.code, 0, "the server exits 0 after SIGTERM");
+    assert(server.lines.some((line) => line.event === "shutdown"), "it says it shut down");
+  }
+  assert(stopped);
+}
+
+async function startOrExplain(
+  runtime: RuntimeName,
+  env: Record<string, string>,
+): Promise<RunningServer> {
+  try {
+    return await startRuntime(runtime, env);
+  } catch (error) {
+    throw new Error(
+      `Cannot start the ${runtime} runtime for the conformance run (it is required, not ` +
+        `optional): ${(error as Error).message}`,
+    );
+  }
+}
+
+Deno.test("conformance: Deno with an embedded file database", async (t) => {
+  const server = await startServer({ env: COMMON });
+  try {
+    await conformsThenStops(t, server);
+  } finally {
+    await Deno.remove(server.directory, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("conformance: Deno with a remote database (Hrana over HTTP, web client)", async (t) => {
+  await withRemoteDatabase(async (database, stats) => {
+    const server = await startServer({ env: { ...COMMON, ...database } });
+    try {
+      await conformsThenStops(t, server);
+    } finally {
+      await Deno.remove(server.directory, { recursive: true }).catch(() => {});
+    }
+    assert(stats().pipelines > 0, "the server stored through the remote database");
+  });
+});
+
+Deno.test("conformance: Bun with an embedded file database", async (t) => {
+  await withTempDir(async (directory) => {
+    const server = await startOrExplain("bun", {
+      ...LOOPBACK,
+      ...COMMON,
+      BEACON_DATABASE_URL: `file:${directory}/beacon.db`,
+    });
+    await conformsThenStops(t, server);
+  });
+});
+
+Deno.test("conformance: Node with an embedded file database", async (t) => {
+  await withTempDir(async (directory) => {
+    const server = await startOrExplain("node", {
+      ...LOOPBACK,
+      ...COMMON,
+      BEACON_DATABASE_URL: `file:${directory}/beacon.db`,
+    });
+    await conformsThenStops(t, server);
+  });
+});
+
+Deno.test("conformance: workerd (Miniflare) with a remote database", async (t) => {
+  await withRemoteDatabase(async (database, stats) => {
+    // As docs/deploy.md configures Workers: the rate limit counted in the shared database.
+    const server = await startOrExplain("workers", {
+      ...LOOPBACK,
+      ...COMMON,
+      ...database,
+      BEACON_RATE_LIMIT_STORE: "database",
+    });
+    await conformsThenStops(t, server);
+    assert(stats().pipelines > 0, "the worker stored through the remote database");
+  });
+});
+
+Deno.test("workerd refuses an embedded database with a clear error, answering 503", async () => {
+  const server = await startOrExplain("workers", {
+    ...LOOPBACK,
+    BEACON_DATABASE_URL: "file:data/beacon.db",
+  });
+  try {
+    const response = await fetch(server.url + "/.well-known/autonomous-agent");
+    const body = await response.json();
+    assertStrictEquals(response.status, 503);
+    assertStrictEquals(body.error.code, "unavailable");
+    assert(!JSON.stringify(body).includes("file:"), "the reason stays in the log");
+  } finally {
+    await server.stop();
+  }
+  assertMatch(server.stderr(), /Cannot start on Workers: BEACON_DATABASE_URL names an embedded/);
+});

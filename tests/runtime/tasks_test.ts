@@ -1,0 +1,130 @@
+/**
+ * The documented tasks, run exactly as a developer runs them (`deno task <name>` from the
+ * repository root): each start task serves on the port it is given and shuts down cleanly on
+ * SIGTERM, `start:workers` refuses an embedded database before starting anything, and
+ * `deno task migrate` migrates a remote database (the Hrana test server) idempotently.
+ */
+import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
+import { startHranaServer } from "../support/hrana_server.ts";
+import { startServerProcess } from "../../scripts/runtimes.ts";
+import { ROOT } from "../../scripts/tools.ts";
+
+const TASKS: Record<string, string> = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`))
+  .tasks ?? {};
+
+function requireTask(name: string): void {
+  if (TASKS[name] === undefined) {
+    throw new Error(`deno.json has no "${name}" task (docs/deploy.md documents it)`);
+  }
+}
+
+async function withTempDir(run: (directory: string) => Promise<void>): Promise<void> {
+  const directory = await Deno.makeTempDir({ prefix: "beacon-tasks-" });
+  try {
+    await run(directory);
+  } finally {
+    await Deno.remove(directory, { recursive: true }).catch(() => {});
+  }
+}
+
+async function startsAndStops(task: string, env: Record<string, string>): Promise<void> {
+  requireTask(task);
+  const server = await startServerProcess(Deno.execPath(), ["task", task], {
+    PORT: "0",
+    HOSTNAME: "127.0.0.1",
+    BEACON_LOG: "off",
+    ...env,
+  }, 120_000);
+  let stopped = false;
+  try {
+    const response = await fetch(server.url + "/.well-known/autonomous-agent");
+    assertStrictEquals(response.status, 200);
+    assertStrictEquals((await response.json()).protocol, "beacon/0.1");
+    const status = await server.stop();
+    stopped = true;
+    assertStrictEquals(status.code, 0, server.stderr());
+    assert(server.lines.some((line) => line.event === "shutdown"), "it says it shut down");
+  } finally {
+    if (!stopped) await server.stop();
+  }
+}
+
+for (const task of ["start", "start:bun", "start:node"]) {
+  Deno.test(`deno task ${task} serves on PORT and stops on SIGTERM`, async () => {
+    await withTempDir((directory) =>
+      startsAndStops(task, { BEACON_DATABASE_URL: `file:${directory}/beacon.db` })
+    );
+  });
+}
+
+Deno.test("deno task start:workers serves with a remote database and stops on SIGTERM", async () => {
+  await withTempDir(async (directory) => {
+    const hrana = await startHranaServer({ path: `${directory}/remote.db` });
+    try {
+      await startsAndStops("start:workers", { BEACON_DATABASE_URL: hrana.url });
+    } finally {
+      await hrana.close();
+    }
+  });
+});
+
+Deno.test("deno task start:workers refuses an embedded database before starting", async () => {
+  requireTask("start:workers");
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "start:workers"],
+    cwd: ROOT,
+    env: { BEACON_DATABASE_URL: "file:data/beacon.db", PORT: "0" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertStrictEquals(output.code, 1);
+  assertMatch(new TextDecoder().decode(output.stderr), /Cannot start on Workers/);
+});
+
+async function migrateTask(env: Record<string, string>): Promise<{
+  code: number;
+  line: Record<string, unknown>;
+  stderr: string;
+}> {
+  requireTask("migrate");
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "migrate"],
+    cwd: ROOT,
+    clearEnv: true,
+    env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? ROOT, ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(output.stdout).trim().split("\n");
+  const stderr = new TextDecoder().decode(output.stderr);
+  let line: Record<string, unknown> = {};
+  for (const text of [...stdout, ...stderr.trim().split("\n")]) {
+    if (text.startsWith("{")) line = JSON.parse(text);
+  }
+  return { code: output.code, line, stderr };
+}
+
+Deno.test("deno task migrate applies the migrations to a remote database, once", async () => {
+  await withTempDir(async (directory) => {
+    const authToken = crypto.randomUUID();
+    const hrana = await startHranaServer({ path: `${directory}/remote.db`, authToken });
+    try {
+      const env = { BEACON_DATABASE_URL: hrana.url, BEACON_DATABASE_AUTH_TOKEN: authToken };
+      const first = await migrateTask(env);
+      assertStrictEquals(first.code, 0, first.stderr);
+      assertStrictEquals(first.line.event, "migrated");
+      assert(Number(first.line.applied) >= 1, "the first run applies the migrations");
+      assertStrictEquals(first.line.version, first.line.latest);
+      assertStrictEquals(first.line.database, new URL(hrana.url).origin);
+      const again = await migrateTask(env);
+      assertStrictEquals(again.code, 0, again.stderr);
+      assertStrictEquals(again.line.applied, 0);
+      const refused = await migrateTask({ ...env, BEACON_DATABASE_AUTH_TOKEN: "wrong-token" });
+      assertStrictEquals(refused.code, 1);
+      assertStrictEquals(refused.line.event, "error");
+      assert(!refused.stderr.includes("wrong-token"), "the token is never printed");
+    } finally {
+      await hrana.close();
+    }
+  });
+});
