@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { BeaconError } from "../errors.ts";
+import { BeaconError, StorageError } from "../errors.ts";
 import type {
   NewSubmission,
   SubmissionKind,
@@ -116,7 +116,8 @@ export function receiptOf(summary: SubmissionSummary): Receipt {
 export class Intake {
   readonly #options: IntakeOptions;
   readonly #sourceHashes = new Map<string, string>();
-  readonly #inFlight = new Map<string, Promise<Accepted & { digest: string }>>();
+  /** Stores running now, by source and key; they settle undefined when they stored nothing. */
+  readonly #inFlight = new Map<string, Promise<(Accepted & { digest: string }) | undefined>>();
 
   /** Creates the intake over a store. */
   constructor(options: IntakeOptions) {
@@ -180,31 +181,34 @@ export class Intake {
   async accept(input: SubmissionInput): Promise<Accepted> {
     const digest = sha256Digest(input.content);
     const sourceHash = await this.sourceHash(input.source);
-    if (input.idempotencyKey === undefined) return await this.#store(input, digest, sourceHash);
+    if (input.idempotencyKey === undefined) {
+      return (await this.#store(input, digest, sourceHash))!; // without a key, always stored
+    }
     const key = `${input.surface}:${input.idempotencyKey}`;
     const slot = `${sourceHash} ${key}`;
     const running = this.#inFlight.get(slot);
     if (running !== undefined) {
-      const first = await running.catch(() => undefined);
+      // The same key from the same source is being stored right now: wait for that answer.
+      const first = await running;
       if (first !== undefined) return this.#replay(first, first.digest, digest);
     }
     const since = new Date(this.#options.now() - this.#options.idempotencyWindowMs).toISOString();
-    const earlier = await this.store.findByIdempotencyKey(sourceHash, key, since);
-    if (earlier !== undefined) {
-      const first = { receipt: receiptOf(earlier), contextId: earlier.contextId, replayed: true };
-      return this.#replay(first, earlier.digest, digest);
-    }
-    const storing = this.#store(input, digest, sourceHash, key).then((accepted) => ({
-      ...accepted,
-      digest,
-    }));
-    this.#inFlight.set(slot, storing);
+    // The key check runs inside the commit (SubmissionStore.append): a first use costs no read.
+    const storing = this.#store(input, digest, sourceHash, key, since);
+    // Waiters only need a success; a failure is reported to this caller, not to them.
+    const shared = storing.then((accepted) => accepted && { ...accepted, digest }, () => undefined);
+    this.#inFlight.set(slot, shared);
     try {
-      const { receipt, contextId } = await storing;
-      return { receipt, contextId, replayed: false };
+      const accepted = await storing;
+      if (accepted !== undefined) return accepted;
     } finally {
       this.#inFlight.delete(slot);
     }
+    // The key was used within the window: answer as the first submission was answered.
+    const earlier = await this.store.findByIdempotencyKey(sourceHash, key, since);
+    if (earlier === undefined) throw new StorageError(new Error("idempotent row not found"));
+    const first = { receipt: receiptOf(earlier), contextId: earlier.contextId, replayed: true };
+    return this.#replay(first, earlier.digest, digest);
   }
 
   async #replay(first: Accepted, storedDigest: string, digest: string): Promise<Accepted> {
@@ -223,12 +227,14 @@ export class Intake {
     return { ...receipt, signature: await sign(receipt) };
   }
 
+  /** Stores a new row; undefined when its idempotency key was already used since `keySince`. */
   async #store(
     input: SubmissionInput,
     digest: string,
     sourceHash: string,
     idempotencyKey?: string,
-  ): Promise<Accepted> {
+    keySince?: string,
+  ): Promise<Accepted | undefined> {
     const row: NewSubmission = {
       id: this.newReceiptId(),
       contextId: this.newContextId(),
@@ -245,10 +251,10 @@ export class Intake {
     };
     // The signature covers fields known before the commit, so it is computed while the commit
     // runs; the receipt is still only released after the commit.
-    const [receipt] = await Promise.all([
+    const [receipt, inserted] = await Promise.all([
       this.#signed(receiptOf({ ...row, size: row.content.byteLength })),
-      this.store.append(row),
+      this.store.append(row, keySince),
     ]);
-    return { receipt, contextId: row.contextId, replayed: false };
+    return inserted ? { receipt, contextId: row.contextId, replayed: false } : undefined;
   }
 }

@@ -17,8 +17,10 @@
  * @module
  */
 
-interface Pending<T> {
+interface Pending<T, R> {
   readonly item: T;
+  /** What the commit reported for this item. */
+  result?: R;
   /** Wakes a queued writer: `done` (its item is committed) or `lead` (commit the next batch). */
   wake?: (outcome: "done" | "lead") => void;
   /** Fails a queued writer whose item could not be committed. */
@@ -35,11 +37,14 @@ export interface CommitCounters {
   writes: number;
 }
 
-/** Batches items into shared commits made by `commit` (one durable transaction per call). */
-export class GroupCommitter<T> {
-  readonly #commit: (items: readonly T[]) => Promise<void>;
+/**
+ * Batches items into shared commits made by `commit` (one durable transaction per call), which
+ * answers one result per item, in order.
+ */
+export class GroupCommitter<T, R = void> {
+  readonly #commit: (items: readonly T[]) => Promise<readonly R[]>;
   readonly #maxBatch: number;
-  #queue: Pending<T>[] = [];
+  #queue: Pending<T, R>[] = [];
   #running = false;
   /** Commit counters since start. */
   readonly counters: CommitCounters = { commits: 0, writes: 0 };
@@ -48,21 +53,21 @@ export class GroupCommitter<T> {
    * `commit` writes all items in one transaction; `maxBatch` bounds one transaction's size (and
    * so the time one commit holds the writer).
    */
-  constructor(commit: (items: readonly T[]) => Promise<void>, maxBatch = 256) {
+  constructor(commit: (items: readonly T[]) => Promise<readonly R[]>, maxBatch = 256) {
     this.#commit = commit;
     this.#maxBatch = maxBatch;
   }
 
-  /** Resolves once `item` is committed durably; rejects if it could not be. */
-  async write(item: T): Promise<void> {
-    const own: Pending<T> = { item };
+  /** Resolves with the item's result once it is committed durably; rejects if it could not be. */
+  async write(item: T): Promise<R> {
+    const own: Pending<T, R> = { item };
     this.#queue.push(own);
     if (this.#running) {
       const outcome = await new Promise<"done" | "lead">((resolve, reject) => {
         own.wake = resolve;
         own.fail = reject;
       });
-      if (outcome === "done") return;
+      if (outcome === "done") return own.result as R;
     } else {
       this.#running = true;
       // A macrotask, not a microtask: requests already received get to queue their writes
@@ -71,6 +76,7 @@ export class GroupCommitter<T> {
     }
     await this.#lead(own);
     if (own.failed !== undefined) throw own.failed.error;
+    return own.result as R;
   }
 
   #channel: MessageChannel | undefined;
@@ -103,7 +109,7 @@ export class GroupCommitter<T> {
   }
 
   /** Commits the next batch (it starts with `own`), then hands the lead on or goes idle. */
-  async #lead(own: Pending<T>): Promise<void> {
+  async #lead(own: Pending<T, R>): Promise<void> {
     const batch = this.#queue.splice(0, this.#maxBatch);
     try {
       await this.#settle(batch, own);
@@ -114,12 +120,15 @@ export class GroupCommitter<T> {
     }
   }
 
-  async #settle(batch: Pending<T>[], own: Pending<T>): Promise<void> {
+  async #settle(batch: Pending<T, R>[], own: Pending<T, R>): Promise<void> {
     try {
-      await this.#commit(batch.map((pending) => pending.item));
+      const results = await this.#commit(batch.map((pending) => pending.item));
       this.counters.commits++;
       this.counters.writes += batch.length;
-      for (const pending of batch) if (pending !== own) pending.wake?.("done");
+      batch.forEach((pending, index) => {
+        pending.result = results[index];
+        if (pending !== own) pending.wake?.("done");
+      });
     } catch (error) {
       if (batch.length === 1) {
         if (batch[0] === own) own.failed = { error };

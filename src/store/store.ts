@@ -58,8 +58,22 @@ export interface SubmissionSummary {
 
 const INSERT_HEAD = `INSERT INTO submissions (id, context_id, received_at, surface, kind,
   content_type, content, size, digest, source_hash, identity_fingerprint, identity_verified,
-  idempotency_key) VALUES `;
-const ROW_PLACEHOLDERS = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  idempotency_key) `;
+const ROW = "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+/**
+ * A row with an idempotency key is inserted only if no row from the same source with the same
+ * key was received since the window start: the retry check happens inside the commit, so an
+ * accepted submission costs no separate read.
+ */
+const ROW_UNLESS_KEY_USED = ROW + ` WHERE NOT EXISTS (SELECT 1 FROM submissions
+  WHERE source_hash = ? AND idempotency_key = ? AND received_at >= ?)`;
+
+/** One row to insert, and for rows with an idempotency key, the start of its window. */
+interface PendingRow {
+  readonly id: string;
+  readonly values: InValue[];
+  readonly keySince?: readonly [sourceHash: string, key: string, since: string];
+}
 
 const SUMMARY_COLUMNS =
   "id, context_id, received_at, surface, kind, size, digest, identity_fingerprint, identity_verified";
@@ -87,7 +101,7 @@ function toSummary(row: Record<string, unknown>): SubmissionSummary {
 export class SubmissionStore {
   /** The underlying client (the review tool and tests read through it). */
   readonly client: Client;
-  readonly #writer: GroupCommitter<InValue[]>;
+  readonly #writer: GroupCommitter<PendingRow, boolean>;
 
   readonly #thread: WriterThread | undefined;
 
@@ -95,12 +109,19 @@ export class SubmissionStore {
     this.client = client;
     this.#thread = thread;
     // One multi-row INSERT per commit: a single statement is its own transaction, and it is
-    // prepared once per commit instead of once per row.
+    // prepared once per commit instead of once per row. RETURNING names the rows inserted; a row
+    // missing from it was a retry of an idempotency key already used.
     this.#writer = new GroupCommitter(async (rows) => {
-      const sql = INSERT_HEAD + rows.map(() => ROW_PLACEHOLDERS).join(",");
-      const args = rows.flat();
-      if (thread !== undefined) await thread.commit(sql, args);
-      else await this.client.execute({ sql, args });
+      const sql = INSERT_HEAD +
+        rows.map((row) => row.keySince === undefined ? ROW : ROW_UNLESS_KEY_USED).join(
+          " UNION ALL ",
+        ) + " RETURNING id";
+      const args = rows.flatMap((row) => [...row.values, ...(row.keySince ?? [])]);
+      const returned = thread !== undefined
+        ? await thread.commit(sql, args)
+        : (await this.client.execute({ sql, args })).rows.map((row) => row[0]);
+      const inserted = new Set(returned.map(String));
+      return rows.map((row) => inserted.has(row.id));
     });
   }
 
@@ -128,24 +149,32 @@ export class SubmissionStore {
     return { ...this.#writer.counters };
   }
 
-  /** Appends one submission; resolves only once it is durably committed. */
-  async append(submission: NewSubmission): Promise<void> {
+  /**
+   * Appends one submission; resolves only once it is durably committed, with `true`. With
+   * `keyWindowStart` (an ISO time) and an idempotency key, resolves `false` instead, storing
+   * nothing, when the same source used the same key since then.
+   */
+  async append(submission: NewSubmission, keyWindowStart?: string): Promise<boolean> {
+    const values: InValue[] = [
+      submission.id,
+      submission.contextId,
+      submission.receivedAt,
+      submission.surface,
+      submission.kind,
+      submission.contentType,
+      submission.content,
+      submission.content.byteLength,
+      submission.digest,
+      submission.sourceHash,
+      submission.identityFingerprint ?? null,
+      submission.identityVerified === undefined ? null : submission.identityVerified ? 1 : 0,
+      submission.idempotencyKey ?? null,
+    ];
+    const keySince = submission.idempotencyKey !== undefined && keyWindowStart !== undefined
+      ? [submission.sourceHash, submission.idempotencyKey, keyWindowStart] as const
+      : undefined;
     try {
-      await this.#writer.write([
-        submission.id,
-        submission.contextId,
-        submission.receivedAt,
-        submission.surface,
-        submission.kind,
-        submission.contentType,
-        submission.content,
-        submission.content.byteLength,
-        submission.digest,
-        submission.sourceHash,
-        submission.identityFingerprint ?? null,
-        submission.identityVerified === undefined ? null : submission.identityVerified ? 1 : 0,
-        submission.idempotencyKey ?? null,
-      ]);
+      return await this.#writer.write({ id: submission.id, values, keySince });
     } catch (error) {
       throw new StorageError(error);
     }

@@ -22,7 +22,14 @@ export type WriterRequest =
 export type WriterReply =
   | { readonly type: "opened" }
   | { readonly type: "closed" }
-  | { readonly type: "done"; readonly id: number; readonly ok: boolean; readonly error?: string };
+  | {
+    readonly type: "done";
+    readonly id: number;
+    readonly ok: boolean;
+    /** The first column of every row the statement returned (its `RETURNING` clause). */
+    readonly returned?: unknown[];
+    readonly error?: string;
+  };
 
 /** A failed commit on the writer thread; `name` is the driver's error name, never its message. */
 export class WriterError extends Error {
@@ -36,7 +43,10 @@ export class WriterError extends Error {
 /** The request-thread side of the writer. */
 export class WriterThread {
   readonly #worker: Worker;
-  readonly #pending = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
+  readonly #pending = new Map<
+    number,
+    { resolve: (returned: unknown[]) => void; reject: (e: unknown) => void }
+  >();
   #next = 0;
   #closed: (() => void) | undefined;
 
@@ -48,7 +58,7 @@ export class WriterThread {
       if (reply.type !== "done") return;
       const pending = this.#pending.get(reply.id);
       this.#pending.delete(reply.id);
-      if (reply.ok) pending?.resolve();
+      if (reply.ok) pending?.resolve(reply.returned ?? []);
       else pending?.reject(new WriterError(reply.error ?? "unknown"));
     };
     worker.onerror = (event) => {
@@ -86,8 +96,11 @@ export class WriterThread {
     return new WriterThread(worker);
   }
 
-  /** Runs one statement (its own transaction) on the writer thread; resolves once committed. */
-  commit(sql: string, args: InValue[]): Promise<void> {
+  /**
+   * Runs one statement (its own transaction) on the writer thread; resolves once committed, with
+   * the first column of each row it returned.
+   */
+  commit(sql: string, args: InValue[]): Promise<unknown[]> {
     const id = this.#next++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });

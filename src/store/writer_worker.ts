@@ -26,8 +26,9 @@ self.onmessage = async (event: MessageEvent<WriterRequest>) => {
     }
   } else if (request.type === "commit") {
     try {
-      await client!.execute({ sql: request.sql, args: request.args });
-      reply({ type: "done", id: request.id, ok: true });
+      const result = await client!.execute({ sql: request.sql, args: request.args });
+      const returned = result.rows.map((row) => row[0]);
+      reply({ type: "done", id: request.id, ok: true, returned });
     } catch (error) {
       // Only the error's name and code cross the thread: never a message that may quote data.
       const code = (error as { code?: unknown })?.code;

@@ -390,3 +390,31 @@ Deno.test("every response carries the hardening headers", async () => {
     }
   });
 });
+
+Deno.test("concurrent retries with one Idempotency-Key store one row and share one receipt", async () => {
+  await withBeacon({}, async (served) => {
+    const headers = { ...TEXT, "idempotency-key": "burst-1" };
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => post(served, "the same content", headers)),
+    );
+    assertEquals(results.map((result) => result.status), Array(8).fill(202));
+    assertEquals(new Set(results.map((result) => JSON.stringify(result.json))).size, 1);
+    assertEquals(await served.count(), 1);
+  });
+});
+
+Deno.test("an Idempotency-Key is remembered for the window, then may be used again", async () => {
+  let now = 1_700_000_000_000;
+  await withBeacon({ now: () => now, idempotencyWindowMs: 60_000 }, async (served) => {
+    const headers = { ...TEXT, "idempotency-key": "window-1" };
+    const first = await post(served, "first use", headers);
+    now += 59_999;
+    assertEquals((await post(served, "first use", headers)).json, first.json);
+    assertEquals((await post(served, "other", headers)).status, 422);
+    now += 2;
+    const later = await post(served, "other", headers);
+    assertEquals(later.status, 202);
+    assertEquals(later.headers.get("idempotent-replayed"), null);
+    assertEquals(await served.count(), 2);
+  });
+});

@@ -19,6 +19,7 @@ Deno.test("GroupCommitter commits concurrent writes together, each inside a carr
     );
     batches.push([...items]);
     await new Promise((resolve) => setTimeout(resolve, 5));
+    return items.map(() => undefined);
   });
   const writes = Array.from({ length: 50 }, (_, i) => caller.run(i, () => committer.write(i)));
   await Promise.all(writes);
@@ -32,7 +33,7 @@ Deno.test("GroupCommitter commits concurrent writes together, each inside a carr
     }));
   }
   await committer.idle();
-  committer.close?.();
+  committer.close();
   assertEquals(batches.flat().sort((a, b) => a - b).length, 110);
   assert(batches.length < 110, "writes shared commits");
   assertEquals(committer.counters.writes, 110);
@@ -42,6 +43,7 @@ Deno.test("GroupCommitter fails only the item that cannot be committed", async (
   const committer = new GroupCommitter<number>(async (items) => {
     await new Promise((resolve) => setTimeout(resolve, 1));
     if (items.includes(7)) throw new Error("constraint");
+    return items.map(() => undefined);
   });
   const results = await Promise.allSettled(
     Array.from({ length: 12 }, (_, i) => committer.write(i)),
@@ -53,5 +55,17 @@ Deno.test("GroupCommitter fails only the item that cannot be committed", async (
   await assertRejects(() => committer.write(7));
   await committer.write(8);
   await committer.idle();
-  committer.close?.();
+  committer.close();
+});
+
+Deno.test("GroupCommitter hands each writer the result the commit reported for its item", async () => {
+  const committer = new GroupCommitter<number, string>(async (items) => {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    return items.map((item) => `result of ${item}`);
+  });
+  const results = await Promise.all(Array.from({ length: 30 }, (_, i) => committer.write(i)));
+  assertEquals(results, Array.from({ length: 30 }, (_, i) => `result of ${i}`));
+  assert(committer.counters.commits < 30, "writes shared commits");
+  await committer.idle();
+  committer.close();
 });
