@@ -28,6 +28,24 @@ export async function readBodyWithin(
     if (Number.isFinite(length) && length > maxBytes) return "too_large";
   }
   if (request.body === null) return new Uint8Array(0);
+  if (declared !== null && !request.headers.has("transfer-encoding")) {
+    // An HTTP server frames the body by its Content-Length (RFC 9112 §6.2), which is within the
+    // limit here, so it delivers no more: read it in one step (one runtime call instead of a
+    // read per chunk), bounded by the deadline. The length is checked again for Requests built
+    // by an embedding application, which nothing frames.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<"request_timeout">((resolve) => {
+      timer = setTimeout(() => resolve("request_timeout"), timeoutMs);
+    });
+    try {
+      const body = await Promise.race([request.bytes(), deadline]);
+      return typeof body !== "string" && body.byteLength > maxBytes ? "too_large" : body;
+    } catch {
+      return "request_timeout";
+    } finally {
+      clearTimeout(timer);
+    }
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array<ArrayBuffer>[] = [];
   let total = 0;
@@ -73,7 +91,9 @@ export function bodyLimit(maxBytes: number, timeoutMs: number): Middleware {
     if (typeof body === "string") {
       context.log.outcome = "refused";
       context.log.code = body;
-      return errorResponse(body);
+      // The rest of the body is never read, so the connection cannot carry another request:
+      // ask the server to close it (RFC 9112 §9.6) instead of holding it for the sender.
+      return errorResponse(body, undefined, { connection: "close" });
     }
     context.body = body;
     return next();

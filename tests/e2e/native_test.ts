@@ -195,6 +195,8 @@ Deno.test("request_timeout: a body that stalls is answered 408 and nothing is st
     ]);
     assertEquals(result.status, 408);
     assertEquals(JSON.parse(result.body).error.code, "request_timeout");
+    // The unread rest of the body makes the connection unusable: the server says it closes it.
+    assertMatch(result.head, /\r\nconnection: close\r\n/i);
     assertEquals(await served.count(), 0);
   });
 });
