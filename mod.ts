@@ -69,6 +69,11 @@ export interface BeaconOptions {
   rateLimitStore?: "memory" | "database";
   /** Number of reverse proxies in front whose forwarding headers are trusted. Default 0. */
   trustedProxies?: number;
+  /**
+   * The one forwarding header the trusted proxies write: `"x-forwarded-for"` (default) or
+   * `"forwarded"` (RFC 7239). The other is ignored.
+   */
+  trustedProxyHeader?: "x-forwarded-for" | "forwarded";
   /** How long idempotency keys are remembered, in milliseconds. Default 24 hours. */
   idempotencyWindowMs?: number;
   /**
@@ -225,11 +230,12 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         intake,
         limiter: custom ??
           (limit && options.rateLimitStore === "database"
-            ? new SharedRateLimiter(store.client, limit, now)
+            ? new SharedRateLimiter(store.client, limit, (source) => intake.sourceHash(source), now)
             : memoryLimiter),
         maxBodyBytes,
         bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs,
         trustedProxies: options.trustedProxies ?? 0,
+        trustedProxyHeader: options.trustedProxyHeader ?? "x-forwarded-for",
         now,
         origin: (_request, url) => publicOrigin ?? url.origin,
         documents,

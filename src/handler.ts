@@ -24,7 +24,7 @@ import { rateLimit } from "./middleware/rate_limit.ts";
 import { requestLog, type RequestLogEntry } from "./middleware/request_log.ts";
 import { responseHeaders } from "./middleware/response_headers.ts";
 import { type Route, type RouteHandler, router } from "./middleware/router.ts";
-import { identifySource } from "./middleware/source.ts";
+import { type ForwardingHeader, identifySource } from "./middleware/source.ts";
 import { type CachedDocument, serveDocument } from "./http/cacheable.ts";
 import {
   A2A_PATH,
@@ -45,6 +45,7 @@ export interface HandlerParts {
   readonly maxBodyBytes: number;
   readonly bodyTimeoutMs: number;
   readonly trustedProxies: number;
+  readonly trustedProxyHeader: ForwardingHeader;
   readonly now: () => number;
   /** The public origin used in documents and receipts for a request. */
   readonly origin: (request: Request, url: URL) => string;
@@ -101,7 +102,7 @@ export function buildHandler(
     requestLog(parts.log, parts.now),
     responseHeaders(),
     errorBoundary(parts.onError),
-    identifySource(parts.trustedProxies),
+    identifySource(parts.trustedProxies, parts.trustedProxyHeader),
   ], router(routes));
   return (request, remoteAddress) => {
     let url: URL;

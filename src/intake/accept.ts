@@ -190,7 +190,7 @@ export class Intake {
     if (running !== undefined) {
       // The same key from the same source is being stored right now: wait for that answer.
       const first = await running;
-      if (first !== undefined) return this.#replay(first, first.digest, digest);
+      if (first !== undefined) return this.#replay(first, first.digest, digest, input.kind);
     }
     const since = new Date(this.#options.now() - this.#options.idempotencyWindowMs).toISOString();
     // The key check runs inside the commit (SubmissionStore.append): a first use costs no read.
@@ -208,11 +208,19 @@ export class Intake {
     const earlier = await this.store.findByIdempotencyKey(sourceHash, key, since);
     if (earlier === undefined) throw new StorageError(new Error("idempotent row not found"));
     const first = { receipt: receiptOf(earlier), contextId: earlier.contextId, replayed: true };
-    return this.#replay(first, earlier.digest, digest);
+    return this.#replay(first, earlier.digest, digest, input.kind);
   }
 
-  async #replay(first: Accepted, storedDigest: string, digest: string): Promise<Accepted> {
-    if (storedDigest !== digest) throw new BeaconError("idempotency_key_reused");
+  /** The first answer for a retry; a retry is the same bytes of the same kind. */
+  async #replay(
+    first: Accepted,
+    storedDigest: string,
+    digest: string,
+    kind: Receipt["kind"],
+  ): Promise<Accepted> {
+    if (storedDigest !== digest || first.receipt.kind !== kind) {
+      throw new BeaconError("idempotency_key_reused");
+    }
     // Ed25519 signatures are deterministic (RFC 8032 §5.1.6): signing again gives the same one.
     return {
       receipt: await this.#signed(first.receipt),

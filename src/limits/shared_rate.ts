@@ -2,12 +2,12 @@
  * A GCRA limiter kept in the libSQL database, for deployments where several stateless instances
  * share one database (Workers, Deno Deploy, several VMs on one Turso database). Each check is one
  * atomic UPSERT whose time comes from the database clock (`unixepoch('subsec')`), so instances
- * with skewed clocks still share one timeline. All `SET` expressions read the old row (SQLite
- * UPDATE semantics), so `allowed` and `tat` are decided together.
+ * with skewed clocks still share one timeline.
  *
- * Flooders are answered locally: a key refused once is refused without a round trip until its
- * retry time (the per-instance block cache), so a flood costs one database write per
- * `Retry-After`, not one per request.
+ * A refusal writes nothing (design principle 6): the upsert's `WHERE` leaves a refused key's row
+ * as it was, and one read then gives the exact `Retry-After`. Flooders are answered locally: a
+ * key refused once is refused without a round trip until its retry time (the per-instance block
+ * cache), so a flood costs one read per `Retry-After`, not one per request.
  *
  * @module
  */
@@ -17,53 +17,68 @@ import { type RateDecision, type RateLimit, type RateLimiter, retryAfterSeconds 
 
 const NOW = "(unixepoch('subsec') * 1000.0)";
 
-const UPSERT = `INSERT INTO rate_limits (key, tat, allowed) VALUES (:key, ${NOW} + :interval, 1)
-  ON CONFLICT (key) DO UPDATE SET
-    allowed = (max(tat, ${NOW}) + :interval - :period <= ${NOW}),
-    tat = CASE WHEN max(tat, ${NOW}) + :interval - :period <= ${NOW}
-      THEN max(tat, ${NOW}) + :interval ELSE tat END
-  RETURNING tat, allowed, ${NOW} AS now`;
+/**
+ * Admits a request by advancing the key's arrival time, or changes nothing: the `WHERE` of the
+ * upsert (SQLite "upsert" clause) leaves a refused key's row untouched, so a refusal writes
+ * nothing. A row comes back only when the request is admitted.
+ */
+const ADMIT = `INSERT INTO rate_limits (key, tat) VALUES (:key, ${NOW} + :interval)
+  ON CONFLICT (key) DO UPDATE SET tat = max(tat, ${NOW}) + :interval
+    WHERE max(tat, ${NOW}) + :interval - :period <= ${NOW}
+  RETURNING tat`;
+
+/** For a refused key: its arrival time and the database's now, to compute `Retry-After`. */
+const WAIT = `SELECT tat, ${NOW} AS now FROM rate_limits WHERE key = :key`;
 
 /** The shared, database-backed limiter. */
 export class SharedRateLimiter implements RateLimiter {
   readonly #client: Client;
   readonly #limit: RateLimit;
+  readonly #keyOf: (source: string) => Promise<string>;
   readonly #blocked = new Map<string, number>();
   readonly #localNow: () => number;
   #checks = 0;
 
-  /** `localNow` only times the block cache; the limit itself runs on the database clock. */
-  constructor(client: Client, limit: RateLimit, localNow: () => number = Date.now) {
+  /**
+   * `keyOf` turns a source key into what is stored (the salted source hash: raw addresses are
+   * never at rest). `localNow` only times the block cache; the limit runs on the database clock.
+   */
+  constructor(
+    client: Client,
+    limit: RateLimit,
+    keyOf: (source: string) => Promise<string>,
+    localNow: () => number = Date.now,
+  ) {
     this.#client = client;
     this.#limit = limit;
+    this.#keyOf = keyOf;
     this.#localNow = localNow;
   }
 
-  /** Consumes one request for `key` if allowed. */
-  async check(key: string): Promise<RateDecision> {
-    const blockedUntil = this.#blocked.get(key);
+  /** Consumes one request for `source` if allowed. */
+  async check(source: string): Promise<RateDecision> {
+    const blockedUntil = this.#blocked.get(source);
     if (blockedUntil !== undefined) {
       const waitMs = blockedUntil - this.#localNow();
       if (waitMs > 0) return { allowed: false, retryAfterSeconds: retryAfterSeconds(waitMs) };
-      this.#blocked.delete(key);
+      this.#blocked.delete(source);
     }
     const interval = this.#limit.periodMs / this.#limit.count;
-    let row;
+    const period = this.#limit.periodMs;
+    let waitMs: number;
     try {
-      const result = await this.#client.execute({
-        sql: UPSERT,
-        args: { key, interval, period: this.#limit.periodMs },
-      });
-      row = result.rows[0];
+      const key = await this.#keyOf(source);
+      const admitted = await this.#client.execute({ sql: ADMIT, args: { key, interval, period } });
       if (++this.#checks % 1000 === 0) this.#forgetIdleKeys();
+      if (admitted.rows.length > 0) return { allowed: true };
+      const row = (await this.#client.execute({ sql: WAIT, args: { key } })).rows[0];
+      const now = Number(row?.now ?? 0);
+      waitMs = Math.max(Number(row?.tat ?? now), now) + interval - period - now;
     } catch (error) {
       throw new StorageError(error);
     }
-    if (Number(row.allowed) === 1) return { allowed: true };
-    const now = Number(row.now);
-    const waitMs = Math.max(Number(row.tat), now) + interval - this.#limit.periodMs - now;
     if (this.#blocked.size > 100_000) this.#blocked.clear();
-    this.#blocked.set(key, this.#localNow() + waitMs);
+    this.#blocked.set(source, this.#localNow() + waitMs);
     return { allowed: false, retryAfterSeconds: retryAfterSeconds(waitMs) };
   }
 

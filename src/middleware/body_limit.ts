@@ -91,9 +91,9 @@ export function bodyLimit(maxBytes: number, timeoutMs: number): Middleware {
     if (typeof body === "string") {
       context.log.outcome = "refused";
       context.log.code = body;
-      // The rest of the body is never read, so the connection cannot carry another request:
-      // ask the server to close it (RFC 9112 §9.6) instead of holding it for the sender.
-      return errorResponse(body, undefined, { connection: "close" });
+      // The rest of the body is never read, so the connection cannot carry another request; the
+      // HTTP servers we run on answer `Connection: close` themselves (RFC 9112 §9.6).
+      return errorResponse(body);
     }
     context.body = body;
     return next();

@@ -18,7 +18,7 @@ const FIXED: ReadonlyArray<readonly [string, string]> = [
   ["content-security-policy", "default-src 'none'; frame-ancestors 'none'"],
   ["referrer-policy", "no-referrer"],
   ["access-control-allow-origin", "*"],
-  ["access-control-expose-headers", "location, retry-after, etag"],
+  ["access-control-expose-headers", "location, retry-after, etag, idempotent-replayed"],
 ];
 
 /** Adds the hardening headers to a response (in place) and returns it. */

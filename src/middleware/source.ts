@@ -5,8 +5,9 @@
  * prefix does not escape a limit), and IPv4-mapped IPv6 (RFC 4291 §2.5.5.2) collapsed to IPv4.
  *
  * Forwarding headers are written by the client unless a proxy we trust overwrote them, so they are
- * ignored unless `trustedProxies` is set; then they are read right to left, skipping one entry per
- * trusted proxy (each proxy appends the address it received the request from).
+ * ignored unless `trustedProxies` is set; then the one configured header is read right to left,
+ * skipping one entry per trusted proxy (each proxy appends the address it received the request
+ * from).
  *
  * @module
  */
@@ -81,44 +82,56 @@ export function parseIPv6(text: string): number[] | undefined {
   return [...left, ...zeros, ...right, ...tail];
 }
 
+/** The forwarding header a trusted proxy writes. */
+export type ForwardingHeader = "x-forwarded-for" | "forwarded";
+
 /**
- * The client address according to forwarding headers written by `trustedProxies` proxies, or
- * undefined when the headers do not hold enough entries (then the peer address is used).
+ * The client address according to the forwarding header written by `trustedProxies` proxies, or
+ * undefined when it does not hold enough entries (then the peer address is used). Only the one
+ * configured header is read: a proxy that appends to `X-Forwarded-For` passes a client's own
+ * `Forwarded` header through untouched (and the other way round), so reading both would let the
+ * client choose its source.
  */
-export function forwardedAddress(headers: Headers, trustedProxies: number): string | undefined {
+export function forwardedAddress(
+  headers: Headers,
+  trustedProxies: number,
+  header: ForwardingHeader = "x-forwarded-for",
+): string | undefined {
   if (trustedProxies <= 0) return undefined;
-  const entries = forwardedFor(headers);
+  const entries = header === "forwarded"
+    ? forwardedFor(headers.get("forwarded"))
+    : (headers.get("x-forwarded-for") ?? "").split(",").map((entry) => entry.trim()).filter(
+      (entry) => entry !== "",
+    );
   if (entries.length < trustedProxies) return undefined;
   return entries[entries.length - trustedProxies];
 }
 
-function forwardedFor(headers: Headers): string[] {
-  const forwarded = headers.get("forwarded");
-  if (forwarded !== null) {
-    // RFC 7239 §4: comma-separated elements, each with `for=` naming the previous hop.
-    const out: string[] = [];
-    for (const element of forwarded.split(",")) {
-      for (const pair of element.split(";")) {
-        const eq = pair.indexOf("=");
-        if (eq < 0 || pair.slice(0, eq).trim().toLowerCase() !== "for") continue;
-        let value = pair.slice(eq + 1).trim();
-        if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-        if (value.startsWith("[")) value = value.slice(1, value.indexOf("]"));
-        else if (value.split(":").length === 2) value = value.slice(0, value.indexOf(":"));
-        out.push(value);
-      }
+/** The `for=` values of an RFC 7239 `Forwarded` header, one per element, in order. */
+function forwardedFor(forwarded: string | null): string[] {
+  if (forwarded === null) return [];
+  const out: string[] = [];
+  for (const element of forwarded.split(",")) {
+    for (const pair of element.split(";")) {
+      const eq = pair.indexOf("=");
+      if (eq < 0 || pair.slice(0, eq).trim().toLowerCase() !== "for") continue;
+      let value = pair.slice(eq + 1).trim();
+      if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+      if (value.startsWith("[")) value = value.slice(1, value.indexOf("]"));
+      else if (value.split(":").length === 2) value = value.slice(0, value.indexOf(":"));
+      out.push(value);
     }
-    return out;
   }
-  const xff = headers.get("x-forwarded-for");
-  if (xff === null) return [];
-  return xff.split(",").map((entry) => entry.trim());
+  return out;
 }
 
 /** Sets `context.source` from the peer address, or from trusted forwarding headers. */
-export function identifySource(trustedProxies: number): Middleware {
+export function identifySource(
+  trustedProxies: number,
+  header: ForwardingHeader = "x-forwarded-for",
+): Middleware {
   return (context, next) => {
-    const address = forwardedAddress(context.request.headers, trustedProxies) ??
+    const address = forwardedAddress(context.request.headers, trustedProxies, header) ??
       context.remoteAddress;
     context.source = sourceKey(address);
     return next();

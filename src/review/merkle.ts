@@ -21,7 +21,7 @@
  *
  * the RFC 8785 serialisation of exactly those four stored columns: members sorted
  * (`digest`, `id`, `receivedAt`, `seq`), no whitespace, strings as stored, `seq` a plain decimal
- * integer. Example: `{"digest":"sha256:9f86…","id":"q4Xv3T0x0kq8T5bJm3V6eA",
+ * integer. Example: `{"digest":"sha256:9f86…","id":"AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA",
  * "receivedAt":"2025-06-01T12:00:03.123Z","seq":1}`. The digest stands for the content, so the
  * tree covers the content through it; `verify` separately checks each digest against the bytes.
  * `seq` is included so that removing a row and renumbering cannot go unnoticed.

@@ -12,6 +12,7 @@
  * | `BEACON_PUBLIC_URL` | public origin for documents and receipts | the request's origin |
  * | `BEACON_RATE_LIMIT` | `10/1m` syntax or `off` | `10/1m` |
  * | `BEACON_RATE_LIMIT_STORE` | `memory` (one process) or `database` (shared by instances) | `memory` |
+ * | `BEACON_TRUSTED_PROXY_HEADER` | `x-forwarded-for` or `forwarded`, the one the proxies write | `x-forwarded-for` |
  * | `BEACON_TRUSTED_PROXIES` | reverse proxies whose forwarding headers count | `0` |
  * | `BEACON_SOURCE_SALT` | hex salt (≥ 16 bytes) for source hashes | stored in the database |
  * | `BEACON_SIGNING_KEY` | base64url Ed25519 seed that signs receipts | stored in the database |
@@ -33,6 +34,7 @@ export const ENVIRONMENT_VARIABLES = [
   "BEACON_RATE_LIMIT",
   "BEACON_RATE_LIMIT_STORE",
   "BEACON_TRUSTED_PROXIES",
+  "BEACON_TRUSTED_PROXY_HEADER",
   "BEACON_SOURCE_SALT",
   "BEACON_SIGNING_KEY",
   "BEACON_LOG",
@@ -90,6 +92,15 @@ export function configFromEnvironment(read: (name: string) => string | undefined
   const proxies = get("BEACON_TRUSTED_PROXIES");
   if (proxies !== undefined) {
     options.trustedProxies = integer("BEACON_TRUSTED_PROXIES", proxies, 0, 10);
+  }
+  const proxyHeader = get("BEACON_TRUSTED_PROXY_HEADER")?.toLowerCase();
+  if (proxyHeader !== undefined) {
+    if (proxyHeader !== "x-forwarded-for" && proxyHeader !== "forwarded") {
+      throw new Error(
+        'Cannot start: BEACON_TRUSTED_PROXY_HEADER must be "x-forwarded-for" or "forwarded"',
+      );
+    }
+    options.trustedProxyHeader = proxyHeader;
   }
   const salt = get("BEACON_SOURCE_SALT");
   if (salt !== undefined) {

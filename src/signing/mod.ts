@@ -9,7 +9,7 @@
  * const store = await SubmissionStore.open({ url: ":memory:" });
  * const key = await loadSigningKey(store, Date.now);
  * const receipt = {
- *   id: "q4Xv3T0x0kq8T5bJm3V6eA",
+ *   id: "AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA",
  *   receivedAt: "2025-06-01T12:00:03.123Z",
  *   digest: "sha256:" + "0".repeat(64),
  *   size: 16,

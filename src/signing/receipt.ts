@@ -26,12 +26,12 @@
  *    checkpoint (`beacon/0.1 checkpoint`), a signed message (`beacon/0.1 message`) or any bare
  *    JSON document signed by the same key.
  *
- * Example: the receipt `{"id":"q4Xv3T0x0kq8T5bJm3V6eA","receivedAt":"2025-06-01T12:00:03.123Z",
+ * Example: the receipt `{"id":"AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA","receivedAt":"2025-06-01T12:00:03.123Z",
  * "surface":"native","kind":"unstructured","size":16,"digest":"sha256:<64 hex>"}` is signed as
  *
  * ```text
  * beacon/0.1 receipt
- * {"digest":"sha256:<64 hex>","id":"q4Xv3T0x0kq8T5bJm3V6eA","kind":"unstructured","receivedAt":"2025-06-01T12:00:03.123Z","size":16}
+ * {"digest":"sha256:<64 hex>","id":"AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA","kind":"unstructured","receivedAt":"2025-06-01T12:00:03.123Z","size":16}
  * ```
  *
  * with no line feed after the closing brace.
@@ -84,7 +84,7 @@ export interface SignedReceiptFields {
  * ```ts
  * import { canonicalReceiptBytes } from "./receipt.ts";
  * const bytes = canonicalReceiptBytes({
- *   id: "q4Xv3T0x0kq8T5bJm3V6eA",
+ *   id: "AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA",
  *   receivedAt: "2025-06-01T12:00:03.123Z",
  *   digest: "sha256:" + "0".repeat(64),
  *   size: 16,
@@ -128,7 +128,7 @@ export function canonicalReceiptBytes(receipt: SignedReceiptFields): Uint8Array<
  * import { signReceipt, verifyReceipt } from "./receipt.ts";
  * const key = await signingKeyFromSeed(crypto.getRandomValues(new Uint8Array(32)));
  * const receipt = {
- *   id: "q4Xv3T0x0kq8T5bJm3V6eA",
+ *   id: "AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA",
  *   receivedAt: "2025-06-01T12:00:03.123Z",
  *   digest: "sha256:" + "0".repeat(64),
  *   size: 16,

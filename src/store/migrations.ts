@@ -99,12 +99,12 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "shared rate limits",
     // GCRA state for the database-backed limiter (src/limits/shared_rate.ts), shared by every
     // instance on this database. Working state, not a record: rows are updated in place and
-    // forgotten once their arrival time has passed.
+    // forgotten once their arrival time has passed. Keys are salted source hashes, never
+    // addresses.
     statements: [
       `CREATE TABLE IF NOT EXISTS rate_limits (
         key TEXT PRIMARY KEY,
-        tat REAL NOT NULL,
-        allowed INTEGER NOT NULL
+        tat REAL NOT NULL
       ) STRICT`,
     ],
   },

@@ -196,7 +196,7 @@ Deno.test("request_timeout: a body that stalls is answered 408 and nothing is st
     assertEquals(result.status, 408);
     assertEquals(JSON.parse(result.body).error.code, "request_timeout");
     // The unread rest of the body makes the connection unusable: the server says it closes it.
-    assertMatch(result.head, /\r\nconnection: close\r\n/i);
+    assertMatch(result.head, /\r\nconnection: close(\r\n|$)/i);
     assertEquals(await served.count(), 0);
   });
 });
@@ -419,4 +419,59 @@ Deno.test("an Idempotency-Key is remembered for the window, then may be used aga
     assertEquals(later.headers.get("idempotent-replayed"), null);
     assertEquals(await served.count(), 2);
   });
+});
+
+Deno.test("an Idempotency-Key retry must repeat the kind too, not only the bytes", async () => {
+  await withBeacon({}, async (served) => {
+    const bytes = JSON.stringify(VALID_MESSAGE);
+    const key = { "idempotency-key": "kind-1" };
+    assertEquals((await post(served, bytes, { ...TEXT, ...key })).status, 202);
+    const asJson = await post(served, bytes, { ...JSON_TYPE, ...key });
+    assertEquals(asJson.status, 422);
+    assertEquals(errorCode(asJson.json), "idempotency_key_reused");
+    assertEquals(await served.count(), 1);
+  });
+});
+
+Deno.test("the stored source is a salted hash, never the address", async () => {
+  await withBeacon({}, async (served) => {
+    await post(served, "where am I from?", TEXT);
+    const [row] = await served.query("SELECT source_hash FROM submissions");
+    assertMatch(String(row.source_hash), /^[0-9a-f]{32}$/);
+    const everything = JSON.stringify(await served.query("SELECT * FROM submissions"));
+    assert(!everything.includes("127.0.0.1"), "no raw address at rest");
+  });
+});
+
+Deno.test("with a public URL set, the request's Host never reaches a response", async () => {
+  const directory = await Deno.makeTempDir({ prefix: "beacon-host-" });
+  const beacon = createBeacon({
+    database: { url: `file:${directory}/beacon.db` },
+    publicUrl: "https://beacon.example",
+    rateLimit: "off",
+  });
+  try {
+    const submit = await beacon.fetch(
+      new Request("http://attacker.invalid/beacon/0.1/submissions", {
+        method: "POST",
+        headers: TEXT,
+        body: "hello",
+      }),
+    );
+    assertEquals(submit.status, 202);
+    assertMatch(submit.headers.get("location") ?? "", /^https:\/\/beacon\.example\//);
+    const texts = [
+      await submit.text(),
+      await (await beacon.fetch(
+        new Request("http://attacker.invalid/.well-known/autonomous-agent"),
+      ))
+        .text(),
+      await (await beacon.fetch(new Request("http://attacker.invalid/.well-known/agent-card.json")))
+        .text(),
+    ];
+    for (const text of texts) assert(!text.includes("attacker.invalid"), text.slice(0, 200));
+  } finally {
+    await beacon.close();
+    await Deno.remove(directory, { recursive: true });
+  }
 });

@@ -3,7 +3,8 @@
  * one database share the limit, forged forwarding headers and rotating IPv6 addresses inside one
  * /64 do not escape it, and `Retry-After` is exact.
  */
-import { assertEquals } from "../support/assert.ts";
+import { createClient } from "@libsql/client";
+import { assertEquals, assertMatch } from "../support/assert.ts";
 import { type Beacon, createBeacon } from "../../mod.ts";
 
 const SUBMIT = "http://127.0.0.1/beacon/0.1/submissions";
@@ -144,6 +145,55 @@ Deno.test("the database limiter's Retry-After is exact on the database clock", a
       assertEquals(refused.status, 429);
       const retryAfter = Number(refused.headers.get("retry-after"));
       assertEquals(retryAfter === 3600 || retryAfter === 3599, true, `Retry-After ${retryAfter}`);
+    } finally {
+      await beacon.close();
+    }
+  });
+});
+
+Deno.test("the database limiter stores salted hashes, never addresses, and refusals write nothing", async () => {
+  await withDatabase(async (url) => {
+    const beacon = createBeacon({
+      database: { url },
+      rateLimit: "1/1h",
+      rateLimitStore: "database",
+    });
+    const reader = createClient({ url });
+    try {
+      assertEquals(await statuses([submit(beacon, "203.0.113.9")]), [202]);
+      const before = (await reader.execute("SELECT key, tat FROM rate_limits")).rows;
+      assertEquals(before.length, 1);
+      assertMatch(String(before[0].key), /^[0-9a-f]{32}$/);
+      assertEquals(String(before[0].key).includes("203.0.113"), false);
+      const version = async () =>
+        Number((await reader.execute("PRAGMA data_version")).rows[0].data_version);
+      const unchanged = await version();
+      assertEquals(await statuses([submit(beacon, "203.0.113.9")]), [429]);
+      assertEquals(await version(), unchanged, "the refusal committed no write");
+      const after = (await reader.execute("SELECT key, tat FROM rate_limits")).rows;
+      assertEquals(after, before);
+    } finally {
+      reader.close();
+      await beacon.close();
+    }
+  });
+});
+
+Deno.test("behind a trusted proxy, a client's own Forwarded header does not pick its source", async () => {
+  await withDatabase(async (url) => {
+    const beacon = createBeacon({ database: { url }, rateLimit: "1/1m", trustedProxies: 1 });
+    try {
+      // The proxy appends the client's address to X-Forwarded-For and passes Forwarded through.
+      const spoofing = (i: number) =>
+        submit(beacon, "10.0.0.2", {
+          forwarded: `for=203.0.113.${i}`,
+          "x-forwarded-for": "192.0.2.44",
+        });
+      assertEquals(await statuses([spoofing(1), spoofing(2), spoofing(3)]).then((s) => s.sort()), [
+        202,
+        429,
+        429,
+      ]);
     } finally {
       await beacon.close();
     }

@@ -57,11 +57,22 @@ Deno.test("forwardedAddress() reads X-Forwarded-For right to left, one entry per
   assertEquals(forwardedAddress(headers, 4), undefined);
 });
 
-Deno.test("forwardedAddress() prefers RFC 7239 Forwarded and strips ports and brackets", () => {
+Deno.test("forwardedAddress() reads RFC 7239 Forwarded when configured, stripping ports", () => {
   const headers = new Headers({
     forwarded: 'for=6.6.6.6, for="[2001:db8::1]:4711";proto=https, for=192.0.2.9:80',
     "x-forwarded-for": "1.1.1.1",
   });
-  assertEquals(forwardedAddress(headers, 1), "192.0.2.9");
-  assertEquals(forwardedAddress(headers, 2), "2001:db8::1");
+  assertEquals(forwardedAddress(headers, 1, "forwarded"), "192.0.2.9");
+  assertEquals(forwardedAddress(headers, 2, "forwarded"), "2001:db8::1");
+});
+
+Deno.test("forwardedAddress() reads only the configured header, so a client cannot pick one", () => {
+  // The proxy appends to X-Forwarded-For and passes the client's own Forwarded header through.
+  const spoofed = new Headers({ forwarded: "for=203.0.113.66", "x-forwarded-for": "192.0.2.1" });
+  assertEquals(forwardedAddress(spoofed, 1), "192.0.2.1");
+  // The proxy writes Forwarded and passes the client's own X-Forwarded-For through.
+  const other = new Headers({ forwarded: "for=192.0.2.1", "x-forwarded-for": "203.0.113.66" });
+  assertEquals(forwardedAddress(other, 1, "forwarded"), "192.0.2.1");
+  // A header that is missing or short falls back to the peer address.
+  assertEquals(forwardedAddress(new Headers({ forwarded: "for=1.2.3.4" }), 1), undefined);
 });

@@ -106,13 +106,13 @@ Deno.test("MerkleAccumulator equals the recursive definition for sizes 0 to 70",
 Deno.test("submissionLeafData() is the RFC 8785 form of seq, id, receivedAt and digest", () => {
   const data = submissionLeafData({
     seq: 12,
-    id: "q4Xv3T0x0kq8T5bJm3V6eA",
+    id: "AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA",
     receivedAt: "2025-06-01T12:00:03.123Z",
     digest: "sha256:" + "ab".repeat(32),
   });
   assertStrictEquals(
     new TextDecoder().decode(data),
-    `{"digest":"sha256:${"ab".repeat(32)}","id":"q4Xv3T0x0kq8T5bJm3V6eA",` +
+    `{"digest":"sha256:${"ab".repeat(32)}","id":"AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA",` +
       `"receivedAt":"2025-06-01T12:00:03.123Z","seq":12}`,
   );
   assertThrows(() => submissionLeafData({ seq: 1.5, id: "a", receivedAt: "b", digest: "c" }));

@@ -15,13 +15,13 @@ import { signCheckpoint, verifyCheckpoint } from "../../src/signing/checkpoint.t
 import { assert, assertStrictEquals, assertThrows } from "../support/assert.ts";
 
 const RECEIPT = {
-  id: "q4Xv3T0x0kq8T5bJm3V6eA",
+  id: "AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA",
   receivedAt: "2025-06-01T12:00:03.123Z",
   surface: "native",
   kind: "unstructured",
   size: 16,
   digest: "sha256:" + "0123456789abcdef".repeat(4),
-  status: "https://beacon.example/beacon/0.1/submissions/q4Xv3T0x0kq8T5bJm3V6eA",
+  status: "https://beacon.example/beacon/0.1/submissions/AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA",
 };
 
 Deno.test("canonicalReceiptBytes() is the prefix line and the JCS of exactly five members", () => {
@@ -29,7 +29,7 @@ Deno.test("canonicalReceiptBytes() is the prefix line and the JCS of exactly fiv
   assertStrictEquals(
     new TextDecoder().decode(canonicalReceiptBytes(RECEIPT)),
     'beacon/0.1 receipt\n{"digest":"sha256:' + "0123456789abcdef".repeat(4) +
-      '","id":"q4Xv3T0x0kq8T5bJm3V6eA","kind":"unstructured",' +
+      '","id":"AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA","kind":"unstructured",' +
       '"receivedAt":"2025-06-01T12:00:03.123Z","size":16}',
   );
   // Members outside the five do not change the bytes.
