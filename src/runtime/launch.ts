@@ -7,7 +7,7 @@
  * @module
  */
 import { configFromEnvironment } from "./config.ts";
-import { npmCacheFolder, serverPermissionFlags } from "./permissions.ts";
+import { npmCacheFolder, SERVER_V8_FLAGS, serverPermissionFlags } from "./permissions.ts";
 
 const config = configFromEnvironment((name) => Deno.env.get(name));
 const flags = serverPermissionFlags({
@@ -18,7 +18,9 @@ const flags = serverPermissionFlags({
   cwd: Deno.cwd(),
 });
 const entry = new URL("./deno.ts", import.meta.url).pathname;
-const server = new Deno.Command(Deno.execPath(), { args: ["run", ...flags, entry] }).spawn();
+const server = new Deno.Command(Deno.execPath(), {
+  args: ["run", ...flags, ...SERVER_V8_FLAGS, entry],
+}).spawn();
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, () => server.kill(signal));
 }

@@ -36,6 +36,13 @@ const SYS_FACTS = [
   "osUptime",
 ];
 
+/**
+ * V8 settings of the server process. A young generation of at most 2 MiB per semi-space (V8's
+ * default grows to 16 MiB) keeps the server's memory under sustained load about 50 MiB lower at
+ * the same throughput (measured with bench/run.ts): requests allocate briefly and die young.
+ */
+export const SERVER_V8_FLAGS = ["--v8-flags=--max-semi-space-size=2"];
+
 /** The Beacon's `src/` folder, from which the writer thread's module is loaded. */
 const SOURCE_FOLDER = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 

@@ -4,7 +4,11 @@
  *
  * @module
  */
-import { npmCacheFolder, serverPermissionFlags } from "../../src/runtime/permissions.ts";
+import {
+  npmCacheFolder,
+  SERVER_V8_FLAGS,
+  serverPermissionFlags,
+} from "../../src/runtime/permissions.ts";
 
 /** A running server process. */
 export interface ServerProcess {
@@ -46,7 +50,7 @@ export async function startServer(
     cwd: Deno.cwd(),
   });
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...flags, ENTRY],
+    args: ["run", ...flags, ...SERVER_V8_FLAGS, ENTRY],
     env,
     stdout: "piped",
     stderr: "inherit",

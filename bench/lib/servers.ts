@@ -1,0 +1,149 @@
+/**
+ * The servers the benchmarks start: the bare echo, the `@a2a-js/sdk` reference and the Beacon.
+ *
+ * @module
+ */
+
+import { SERVER_V8_FLAGS } from "../../src/runtime/permissions.ts";
+import { run, type ServerSpec } from "./process.ts";
+
+/** Absolute path of the repository root (bench/lib/ is two levels down). */
+export const ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname).replace(
+  /\/$/,
+  "",
+);
+
+/** The Beacon's Deno entry file, relative to the root (the contract's start command). */
+export const BEACON_ENTRY = "src/runtime/deno.ts";
+/** The Beacon answers 200 here once it is ready (database open, migrations applied). */
+export const BEACON_READY_PATH = "/.well-known/autonomous-agent";
+
+const SDK_DIR = `${ROOT}/bench/sdk`;
+const SDK_VERSION = "1.3.0";
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Throws a clear message when the Beacon's entry file is not there yet. */
+export function assertBeaconExists(entry = BEACON_ENTRY): void {
+  if (!exists(entry.startsWith("/") ? entry : `${ROOT}/${entry}`)) {
+    throw new Error(
+      `Cannot benchmark the Beacon: ${entry} does not exist yet. ` +
+        "Run only the reference servers with --only=echo,sdk until it does",
+    );
+  }
+}
+
+/** The bare `Deno.serve` echo (bench/echo.ts); `refuse413` makes it the 413 ceiling instead. */
+export function echoSpec(refuse413 = false): ServerSpec {
+  return {
+    name: refuse413 ? "echo-413" : "echo",
+    command: Deno.execPath(),
+    args: ["run", "--allow-net", "--allow-env", "bench/echo.ts"],
+    cwd: ROOT,
+    env: { DENO_NO_UPDATE_CHECK: "1", ...(refuse413 ? { ECHO_MODE: "refuse413" } : {}) },
+    readyPath: "/",
+  };
+}
+
+/** The `@a2a-js/sdk` Express reference server on Node (bench/sdk_server.mjs). */
+export function sdkSpec(): ServerSpec {
+  return {
+    name: "sdk",
+    command: "node",
+    args: ["bench/sdk_server.mjs"],
+    cwd: ROOT,
+    // Express's documented production setting; the SDK's own defaults are left as they are.
+    env: { NODE_ENV: "production" },
+    readyPath: "/.well-known/agent-card.json",
+  };
+}
+
+/** Options for one Beacon process. */
+export interface BeaconOptions {
+  /** Absolute path of the database file; the server creates it and applies migrations. */
+  databasePath: string;
+  /** `off`, or a limit such as `1/1h`. */
+  rateLimit: string;
+  name?: string;
+  /** Entry file to run instead of the contract's (to compare builds); relative to the root. */
+  entry?: string;
+}
+
+/** The Beacon on Deno, started exactly as the contract says (not through `deno task`). */
+export function beaconSpec(options: BeaconOptions): ServerSpec {
+  return {
+    name: options.name ?? "beacon",
+    command: Deno.execPath(),
+    // The same V8 settings `deno task start` uses (src/runtime/permissions.ts).
+    args: ["run", "-A", ...SERVER_V8_FLAGS, options.entry ?? BEACON_ENTRY],
+    cwd: ROOT,
+    env: {
+      DENO_NO_UPDATE_CHECK: "1",
+      BEACON_DATABASE_URL: `file:${options.databasePath}`,
+      BEACON_RATE_LIMIT: options.rateLimit,
+      BEACON_LOG: "off",
+    },
+    readyPath: BEACON_READY_PATH,
+    // First start may compile and download npm packages; later ones are quick.
+    readyTimeoutMs: 120_000,
+  };
+}
+
+/** Installs the SDK server's packages from its lock file when they are missing or stale. */
+export async function ensureSdkInstalled(log: (line: string) => void): Promise<void> {
+  const installed = `${SDK_DIR}/node_modules/@a2a-js/sdk/package.json`;
+  let ok = exists(`${SDK_DIR}/node_modules/express/package.json`) && exists(installed);
+  if (ok) {
+    const version = JSON.parse(Deno.readTextFileSync(installed)).version;
+    ok = version === SDK_VERSION;
+  }
+  if (ok) return;
+  log(`installing the SDK reference server's packages: npm ci --prefix bench/sdk`);
+  await run("npm", ["ci", "--prefix", "bench/sdk", "--no-audit", "--no-fund"], { cwd: ROOT });
+}
+
+/** Versions of the tools in play, for the record. */
+export async function toolVersions(): Promise<Record<string, string>> {
+  const versions: Record<string, string> = {
+    deno: Deno.version.deno,
+    v8: Deno.version.v8,
+  };
+  try {
+    versions.node = (await run("node", ["--version"])).trim();
+  } catch {
+    versions.node = "missing";
+  }
+  try {
+    const sdk = JSON.parse(
+      Deno.readTextFileSync(`${SDK_DIR}/node_modules/@a2a-js/sdk/package.json`),
+    );
+    const express = JSON.parse(
+      Deno.readTextFileSync(`${SDK_DIR}/node_modules/express/package.json`),
+    );
+    versions["@a2a-js/sdk"] = sdk.version;
+    versions.express = express.version;
+  } catch {
+    // Not installed: only matters when the sdk target runs, which installs it first.
+  }
+  return versions;
+}
+
+/** The commit the servers start from, and whether the work tree differs from it. */
+export async function gitState(): Promise<{ head: string; dirty: boolean | null }> {
+  try {
+    const head = (await run("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT })).trim();
+    const status = await run("git", ["status", "--porcelain", "--", "src", "mod.ts"], {
+      cwd: ROOT,
+    });
+    return { head, dirty: status.trim() !== "" };
+  } catch {
+    return { head: "unknown", dirty: null };
+  }
+}
