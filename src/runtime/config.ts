@@ -16,6 +16,7 @@
  * | `BEACON_TRUSTED_PROXIES` | reverse proxies whose forwarding headers count | `0` |
  * | `BEACON_SOURCE_SALT` | hex salt (≥ 16 bytes) for source hashes | stored in the database |
  * | `BEACON_SIGNING_KEY` | base64url Ed25519 seed that signs receipts | stored in the database |
+ * | `BEACON_WRITER_THREAD` | `on`: commit an embedded database on a Web Worker thread | `off` |
  * | `BEACON_LOG` | `on` (one JSON line per request) or `off` | `on` |
  *
  * @module
@@ -38,6 +39,7 @@ export const ENVIRONMENT_VARIABLES = [
   "BEACON_SOURCE_SALT",
   "BEACON_SIGNING_KEY",
   "BEACON_LOG",
+  "BEACON_WRITER_THREAD",
 ] as const;
 
 /** The resolved server configuration. */
@@ -111,6 +113,11 @@ export function configFromEnvironment(read: (name: string) => string | undefined
   }
   const signingKey = get("BEACON_SIGNING_KEY");
   if (signingKey !== undefined) options.signingKey = parseSigningKey(signingKey);
+  const writerThread = get("BEACON_WRITER_THREAD") ?? "off";
+  if (writerThread !== "on" && writerThread !== "off") {
+    throw new Error('Cannot start: BEACON_WRITER_THREAD must be "on" or "off"');
+  }
+  if (writerThread === "on") options.database = { ...options.database!, writerThread: true };
   const log = get("BEACON_LOG") ?? "on";
   if (log !== "on" && log !== "off") {
     throw new Error('Cannot start: BEACON_LOG must be "on" or "off"');

@@ -11,7 +11,6 @@ import { configFromEnvironment } from "./config.ts";
 const config = configFromEnvironment((name) => Deno.env.get(name));
 const beacon = createBeacon({
   ...config.options,
-  database: { ...config.options.database!, writerThread: true },
   log: config.logRequests ? (entry) => console.log(JSON.stringify(entry)) : undefined,
   onError: (error) =>
     console.error(JSON.stringify({ event: "error", name: (error as Error)?.name ?? "unknown" })),
