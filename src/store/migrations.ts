@@ -99,10 +99,24 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "shared rate limits",
     // GCRA state for the database-backed limiter (src/limits/shared_rate.ts), shared by every
     // instance on this database. Working state, not a record: rows are updated in place and
-    // forgotten once their arrival time has passed. Keys are salted source hashes, never
-    // addresses.
+    // forgotten once their arrival time has passed. (Superseded by version 4.)
     statements: [
       `CREATE TABLE IF NOT EXISTS rate_limits (
+        key TEXT PRIMARY KEY,
+        tat REAL NOT NULL,
+        allowed INTEGER NOT NULL
+      ) STRICT`,
+    ],
+  },
+  {
+    version: 4,
+    name: "shared rate limits keyed by source hash",
+    // Version 3 keyed rows by the source address itself and kept a per-row verdict. Its rows are
+    // working state that expires within one period, so they are dropped, not converted: raw
+    // addresses leave the database, and every source starts with a fresh budget once.
+    statements: [
+      "DROP TABLE IF EXISTS rate_limits",
+      `CREATE TABLE rate_limits (
         key TEXT PRIMARY KEY,
         tat REAL NOT NULL
       ) STRICT`,
