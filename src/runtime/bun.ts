@@ -18,9 +18,8 @@
  * @module
  */
 import process from "node:process";
-import { createBeacon } from "../../mod.ts";
 import type { ConnectionInfo } from "../../mod.ts";
-import { configFromEnvironment } from "./config.ts";
+import { beaconForServer, configFromEnvironment } from "./config.ts";
 
 /** The part of Bun's `Server` this entry uses. */
 export interface BunServer {
@@ -75,12 +74,7 @@ export async function main(): Promise<void> {
   const bun = (globalThis as unknown as { Bun?: BunGlobal }).Bun;
   if (bun === undefined) throw new Error("Cannot start the Bun entry: this runtime is not Bun");
   const config = configFromEnvironment((name) => process.env[name]);
-  const beacon = createBeacon({
-    ...config.options,
-    log: config.logRequests ? (entry) => console.log(JSON.stringify(entry)) : undefined,
-    onError: (error) =>
-      console.error(JSON.stringify({ event: "error", name: (error as Error)?.name ?? "unknown" })),
-  });
+  const beacon = beaconForServer(config);
   await beacon.ready();
   const server = bun.serve({
     port: config.port,

@@ -21,7 +21,7 @@
  *
  * @module
  */
-import type { BeaconOptions } from "../../mod.ts";
+import { type Beacon, type BeaconOptions, createBeacon } from "../../mod.ts";
 import { parseRateLimit } from "../limits/rate.ts";
 import { parseSigningKey } from "../signing/key.ts";
 
@@ -128,4 +128,19 @@ export function configFromEnvironment(read: (name: string) => string | undefined
     logRequests: log === "on",
     options,
   };
+}
+
+/**
+ * Creates the Beacon a server entry runs: the configured options, one JSON log line per request on
+ * stdout when logging is on, and unexpected errors reported by name only on stderr (never their
+ * message, which may quote data).
+ */
+export function beaconForServer(config: ServerConfig, extra: BeaconOptions = {}): Beacon {
+  return createBeacon({
+    ...config.options,
+    log: config.logRequests ? (entry) => console.log(JSON.stringify(entry)) : undefined,
+    onError: (error) =>
+      console.error(JSON.stringify({ event: "error", name: (error as Error)?.name ?? "unknown" })),
+    ...extra,
+  });
 }

@@ -5,16 +5,10 @@
  *
  * @module
  */
-import { createBeacon } from "../../mod.ts";
-import { configFromEnvironment } from "./config.ts";
+import { beaconForServer, configFromEnvironment } from "./config.ts";
 
 const config = configFromEnvironment((name) => Deno.env.get(name));
-const beacon = createBeacon({
-  ...config.options,
-  log: config.logRequests ? (entry) => console.log(JSON.stringify(entry)) : undefined,
-  onError: (error) =>
-    console.error(JSON.stringify({ event: "error", name: (error as Error)?.name ?? "unknown" })),
-});
+const beacon = beaconForServer(config);
 await beacon.ready();
 
 const server = Deno.serve({

@@ -26,9 +26,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import process from "node:process";
-import { createBeacon } from "../../mod.ts";
 import type { ConnectionInfo } from "../../mod.ts";
-import { configFromEnvironment } from "./config.ts";
+import { beaconForServer, configFromEnvironment } from "./config.ts";
 
 /** A fetch handler in the shape of `Beacon.fetch`. */
 export type FetchHandler = (request: Request, info?: ConnectionInfo) => Promise<Response>;
@@ -274,12 +273,7 @@ export function toNodeListener(
  */
 export async function main(): Promise<void> {
   const config = configFromEnvironment((name) => process.env[name]);
-  const beacon = createBeacon({
-    ...config.options,
-    log: config.logRequests ? (entry) => console.log(JSON.stringify(entry)) : undefined,
-    onError: (error) =>
-      console.error(JSON.stringify({ event: "error", name: (error as Error)?.name ?? "unknown" })),
-  });
+  const beacon = beaconForServer(config);
   await beacon.ready();
   const server = createServer(toNodeListener(beacon.fetch));
   // Slow senders are bounded by the core's body deadline; these bound the header phase.

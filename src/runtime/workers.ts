@@ -24,11 +24,11 @@
  *
  * @module
  */
-import { type Beacon, createBeacon } from "../../mod.ts";
+import type { Beacon } from "../../mod.ts";
 import { errorResponse } from "../errors.ts";
 import { harden } from "../middleware/response_headers.ts";
 import { isEmbedded } from "../store/client.ts";
-import { configFromEnvironment } from "./config.ts";
+import { beaconForServer, configFromEnvironment } from "./config.ts";
 
 /** The bindings the worker reads: plain-text vars and secrets named like the env variables. */
 export type WorkerEnv = Readonly<Record<string, unknown>>;
@@ -67,13 +67,9 @@ export function beaconFromEnv(env: WorkerEnv): Beacon {
         "set it to the libsql:// or https:// URL of a Turso or sqld database",
     );
   }
-  return createBeacon({
-    ...config.options,
+  return beaconForServer(config, {
     // Every request sends its own queries: see `serve` below and DatabaseConfig.concurrency.
     database: { url, authToken: config.options.database?.authToken, concurrency: Infinity },
-    log: config.logRequests ? (entry) => console.log(JSON.stringify(entry)) : undefined,
-    onError: (error) =>
-      console.error(JSON.stringify({ event: "error", name: (error as Error)?.name ?? "unknown" })),
   });
 }
 
