@@ -98,3 +98,39 @@ Deno.test("a database that is down at start answers 503 until it comes up", asyn
     await Deno.remove(directory, { recursive: true });
   }
 });
+
+Deno.test("a slow database delays answers but breaks nothing; failing mid-request answers 503", async () => {
+  const directory = await Deno.makeTempDir({ prefix: "beacon-faults-" });
+  const path = `${directory}/remote.db`;
+  const hrana = await startHranaServer({ path });
+  const beacon = createBeacon({ database: { url: hrana.url }, rateLimit: "off" });
+  try {
+    assertEquals((await submit(beacon, "warm up")).status, 202);
+    hrana.setDelay(300);
+    const slow = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => submit(beacon, `slow ${i}`).then((r) => r.status)),
+    );
+    assertEquals(slow, Array(10).fill(202), "slow commits still succeed, shared");
+
+    // The database goes away while the commit is on its way: no receipt, 503.
+    hrana.setDelay(1_000);
+    const inFlight = submit(beacon, "lost mid-request");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await hrana.close();
+    const failed = await inFlight;
+    assertEquals(failed.status, 503);
+    assertEquals((await failed.json()).error.code, "unavailable");
+
+    const db = createClient({ url: `file:${path}` });
+    const texts = (await db.execute("SELECT content FROM submissions")).rows.map((row) =>
+      new TextDecoder().decode(row.content as ArrayBuffer)
+    );
+    assertEquals(texts.length, 11);
+    assert(!texts.includes("lost mid-request"), "nothing partial was stored");
+    db.close();
+  } finally {
+    await beacon.close();
+    await hrana.close();
+    await Deno.remove(directory, { recursive: true });
+  }
+});

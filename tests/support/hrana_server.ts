@@ -75,6 +75,8 @@ export interface HranaServer {
   close(): Promise<void>;
   /** Current counters. */
   stats(): HranaServerStats;
+  /** Makes every later request wait `ms` before it is processed (a slow database). */
+  setDelay(ms: number): void;
 }
 
 /**
@@ -97,9 +99,14 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
   }
   const engine = new Engine(options);
   const { promise: listening, resolve } = Promise.withResolvers<Deno.NetAddr>();
+  let delayMs = 0;
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: options.port ?? 0, onListen: (addr) => resolve(addr) },
-    (request) => engine.handle(request),
+    async (request) => {
+      // A slow database, for fault tests: every request waits before it is processed.
+      if (delayMs > 0) await new Promise((wake) => setTimeout(wake, delayMs));
+      return engine.handle(request);
+    },
   );
   const addr = await listening;
   let closed: Promise<void> | undefined;
@@ -114,6 +121,9 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
       return closed;
     },
     stats: () => engine.stats(),
+    setDelay(ms: number) {
+      delayMs = ms;
+    },
   };
 }
 
