@@ -37,9 +37,9 @@ import { harden } from "./src/middleware/response_headers.ts";
 export type { DatabaseConfig } from "./src/store/client.ts";
 export type { RequestLogEntry } from "./src/middleware/request_log.ts";
 export type { RateDecision, RateLimit, RateLimiter } from "./src/limits/rate.ts";
-export type { Receipt } from "./src/intake/accept.ts";
+export type { IdentityCheck, Receipt } from "./src/intake/accept.ts";
+export type { SubmissionKind, Surface } from "./src/store/store.ts";
 export { parseRateLimit } from "./src/limits/rate.ts";
-export { SubmissionStore } from "./src/store/store.ts";
 
 /** Options of {@linkcode createBeacon}; every field has a safe default. */
 export interface BeaconOptions {

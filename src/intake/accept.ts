@@ -51,7 +51,9 @@ export interface Receipt {
   readonly id: string;
   /** ISO 8601 UTC time of receipt, millisecond precision. */
   readonly receivedAt: string;
+  /** The protocol it arrived through: `native` or `a2a`. */
   readonly surface: Surface;
+  /** `structured` (a valid beacon/0.1 message) or `unstructured` (free text). */
   readonly kind: SubmissionKind;
   /** Bytes stored. */
   readonly size: number;

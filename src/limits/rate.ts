@@ -32,6 +32,13 @@ const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_
  * or `d` (`10/1m`, `100/30s`; the number before the unit may be left out: `10/m`).
  * Throws on anything else, so a typo in configuration stops the start instead of disabling the
  * limit silently.
+ *
+ * @example
+ * ```ts
+ * import { parseRateLimit } from "./rate.ts";
+ * parseRateLimit("10/1m"); // { count: 10, periodMs: 60000 }
+ * parseRateLimit("off"); // undefined
+ * ```
  */
 export function parseRateLimit(text: string): RateLimit | undefined {
   const trimmed = text.trim().toLowerCase();
