@@ -206,17 +206,24 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   const open = () => {
     opening ??= (async () => {
       const store = await SubmissionStore.open(options.database ?? DEFAULTS.database, now);
+      let sourceKey: CryptoKey;
+      let signingKey: Awaited<ReturnType<typeof loadSigningKey>>;
+      try {
+        const salt = options.sourceSalt ??
+          await store.secret("source-salt", () => randomBytes(32), now);
+        sourceKey = await crypto.subtle.importKey(
+          "raw",
+          salt,
+          { name: "HMAC", hash: "SHA-256" },
+          false,
+          ["sign"],
+        );
+        signingKey = await loadSigningKey(store, now, options.signingKey);
+      } catch (error) {
+        await store.close(); // a half-opened Beacon must not keep the database open
+        throw error;
+      }
       storeRef = store;
-      const salt = options.sourceSalt ??
-        await store.secret("source-salt", () => randomBytes(32), now);
-      const sourceKey = await crypto.subtle.importKey(
-        "raw",
-        salt,
-        { name: "HMAC", hash: "SHA-256" },
-        false,
-        ["sign"],
-      );
-      const signingKey = await loadSigningKey(store, now, options.signingKey);
       receiptPublicKey = signingKey.publicKey;
       const intake = new Intake({
         store,
