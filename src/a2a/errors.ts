@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { BeaconError, StorageError } from "../errors.ts";
+import { BeaconError, stackless, StorageError } from "../errors.ts";
 
 /** `@type` of a `google.rpc.ErrorInfo` in the ProtoJSON `Any` form (A2A §9.5). */
 export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
@@ -142,7 +142,9 @@ export class A2AFailure extends Error {
 
   /** Creates a refusal; `message` defaults to the kind's fixed text. */
   constructor(kind: FailureKind, message?: string, metadata: Record<string, string> = {}) {
+    const limit = stackless(); // an expected refusal needs no stack (see src/errors.ts)
     super(message ?? FAILURES[kind].message);
+    Error.stackTraceLimit = limit;
     this.name = "A2AFailure";
     this.kind = kind;
     this.metadata = metadata;
