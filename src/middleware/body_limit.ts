@@ -40,8 +40,11 @@ function tick(): void {
 
 /** A promise that settles `request_timeout` after `ms`, and the function that cancels it. */
 function deadline(ms: number): { expired: Promise<"request_timeout">; cancel(): void } {
-  const { promise, resolve } = Promise.withResolvers<"request_timeout">();
-  const expire = () => resolve("request_timeout");
+  // Not Promise.withResolvers: Node 20, one of the runtimes the core runs on, lacks it.
+  let expire = () => {};
+  const promise = new Promise<"request_timeout">((resolve) => {
+    expire = () => resolve("request_timeout");
+  });
   deadlines.set(expire, Date.now() + ms);
   ticker ??= setInterval(tick, TICK_MS);
   return {
@@ -77,7 +80,9 @@ export async function readBodyWithin(
     // by an embedding application, which nothing frames.
     const timeout = deadline(timeoutMs);
     try {
-      const body = await Promise.race([request.bytes(), timeout.expired]);
+      // arrayBuffer(), not bytes(): older runtimes (Node 20's fetch) lack the latter.
+      const read = request.arrayBuffer().then((buffer) => new Uint8Array(buffer));
+      const body = await Promise.race([read, timeout.expired]);
       return typeof body !== "string" && body.byteLength > maxBytes ? "too_large" : body;
     } catch {
       return "request_timeout";
