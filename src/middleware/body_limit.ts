@@ -11,8 +11,12 @@
 import { errorResponse } from "../errors.ts";
 import type { Context, Middleware } from "./compose.ts";
 
-/** Why a body could not be read. */
-export type BodyRefusal = "too_large" | "request_timeout";
+/**
+ * Why a body could not be read: over the limit, too slow, or broken off (the sender reset the
+ * connection, or the server is shutting down): `unavailable`, so a client that is still there
+ * knows to retry.
+ */
+export type BodyRefusal = "too_large" | "request_timeout" | "unavailable";
 
 /**
  * Body-read deadlines, served by one shared coarse timer instead of one timer per request (a
@@ -85,7 +89,7 @@ export async function readBodyWithin(
       const body = await Promise.race([read, timeout.expired]);
       return typeof body !== "string" && body.byteLength > maxBytes ? "too_large" : body;
     } catch {
-      return "request_timeout";
+      return "unavailable";
     } finally {
       timeout.cancel();
     }
@@ -110,8 +114,8 @@ export async function readBodyWithin(
       chunks.push(step.value);
     }
   } catch {
-    // The peer reset or the runtime aborted the body: treat it as a body that never completed.
-    return "request_timeout";
+    // The peer reset or the runtime aborted the body (a shutdown): it never completed.
+    return "unavailable";
   } finally {
     timeout.cancel();
   }
