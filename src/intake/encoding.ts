@@ -1,12 +1,14 @@
 /**
- * Byte encodings used in receipts and storage: base64url without padding (RFC 4648 §5) for ids,
- * lowercase hex for digests.
+ * The byte encodings of the whole project, in one place: base64url without padding (RFC 4648 §5)
+ * for ids, keys and signatures, lowercase hex for digests and fingerprints.
  *
  * @module
  */
 import { sha256 } from "./sha256.ts";
 
 const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+const BASE64URL_VALUES = new Int8Array(128).fill(-1);
+for (let i = 0; i < BASE64URL.length; i++) BASE64URL_VALUES[BASE64URL.charCodeAt(i)] = i;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 /** Encodes bytes as base64url without padding. */
@@ -26,26 +28,31 @@ export function base64url(bytes: Uint8Array): string {
   return out;
 }
 
-/** Decodes strict base64url without padding; undefined for any other input. */
+/**
+ * Decodes strict, unpadded base64url; undefined for padding, characters outside the alphabet,
+ * a length no byte string has, or non-zero spare bits (a non-canonical spelling, RFC 4648 §3.5),
+ * so every byte string has exactly one accepted text.
+ */
 export function fromBase64url(text: string): Uint8Array<ArrayBuffer> | undefined {
+  // A lone trailing character would carry only 6 bits, less than a byte.
   if (text.length % 4 === 1) return undefined;
-  const out = new Uint8Array(Math.floor((text.length * 3) / 4));
+  const bytes = new Uint8Array(Math.floor(text.length * 3 / 4));
+  let buffer = 0;
   let bits = 0;
-  let value = 0;
-  let index = 0;
+  let out = 0;
   for (let i = 0; i < text.length; i++) {
-    const digit = BASE64URL.indexOf(text[i]);
-    if (digit < 0) return undefined;
-    value = (value << 6) | digit;
+    const code = text.charCodeAt(i);
+    const value = code < 128 ? BASE64URL_VALUES[code] : -1;
+    if (value < 0) return undefined;
+    buffer = ((buffer << 6) | value) & 0xfff;
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
-      out[index++] = (value >> bits) & 255;
+      bytes[out++] = (buffer >> bits) & 0xff;
     }
   }
-  // Non-zero leftover bits mean a non-canonical encoding (RFC 4648 §3.5).
-  if ((value & ((1 << bits) - 1)) !== 0) return undefined;
-  return out;
+  if ((buffer & ((1 << bits) - 1)) !== 0) return undefined;
+  return bytes;
 }
 
 /** Lowercase hex of bytes. */

@@ -13,6 +13,7 @@
  * @module
  */
 
+import { base64url, fromBase64url, hex } from "../intake/encoding.ts";
 import { canonicalMessageBytes } from "./canonical.ts";
 import type { BeaconMessage } from "./schema.ts";
 
@@ -35,82 +36,6 @@ export type IdentityCheck = { fingerprint: string; verified: boolean };
 const ED25519_PUBLIC_KEY_BYTES = 32;
 const ED25519_SIGNATURE_BYTES = 64;
 
-const BASE64URL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-const BASE64URL_VALUES = new Int8Array(128).fill(-1);
-for (let i = 0; i < BASE64URL_ALPHABET.length; i++) {
-  BASE64URL_VALUES[BASE64URL_ALPHABET.charCodeAt(i)] = i;
-}
-
-/**
- * Decodes unpadded base64url (RFC 4648 §5) strictly: only the 64 base64url characters, no `=`
- * padding, no whitespace, and unused trailing bits must be zero (RFC 4648 §3.5 lets decoders
- * refuse otherwise; refusing keeps one spelling per byte string).
- *
- * @param text The encoded text.
- * @returns The bytes, or `undefined` when `text` is not canonical unpadded base64url.
- *
- * @example
- * ```ts
- * import { decodeBase64Url } from "./identity.ts";
- * decodeBase64Url("AQID"); // Uint8Array [1, 2, 3]
- * decodeBase64Url("AQI="); // undefined (padding)
- * ```
- */
-export function decodeBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
-  // A lone trailing character would carry only 6 bits, less than a byte.
-  if (text.length % 4 === 1) return undefined;
-  const bytes = new Uint8Array(Math.floor(text.length * 3 / 4));
-  let buffer = 0;
-  let bits = 0;
-  let out = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    const value = code < 128 ? BASE64URL_VALUES[code] : -1;
-    if (value < 0) return undefined;
-    buffer = ((buffer << 6) | value) & 0xfff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      bytes[out++] = (buffer >> bits) & 0xff;
-    }
-  }
-  if ((buffer & ((1 << bits) - 1)) !== 0) return undefined;
-  return bytes;
-}
-
-/**
- * Encodes bytes as unpadded base64url (RFC 4648 §5), the encoding of `identity.publicKey` and
- * `identity.signature`.
- *
- * @param bytes The bytes to encode.
- * @returns The encoded text, without `=` padding.
- *
- * @example
- * ```ts
- * import { encodeBase64Url } from "./identity.ts";
- * encodeBase64Url(new Uint8Array([251, 255])); // "-_8"
- * ```
- */
-export function encodeBase64Url(bytes: Uint8Array): string {
-  let text = "";
-  let i = 0;
-  for (; i + 2 < bytes.length; i += 3) {
-    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
-    text += BASE64URL_ALPHABET[n >> 18] + BASE64URL_ALPHABET[(n >> 12) & 63] +
-      BASE64URL_ALPHABET[(n >> 6) & 63] + BASE64URL_ALPHABET[n & 63];
-  }
-  const rest = bytes.length - i;
-  if (rest === 1) {
-    const n = bytes[i] << 16;
-    text += BASE64URL_ALPHABET[n >> 18] + BASE64URL_ALPHABET[(n >> 12) & 63];
-  } else if (rest === 2) {
-    const n = (bytes[i] << 16) | (bytes[i + 1] << 8);
-    text += BASE64URL_ALPHABET[n >> 18] + BASE64URL_ALPHABET[(n >> 12) & 63] +
-      BASE64URL_ALPHABET[(n >> 6) & 63];
-  }
-  return text;
-}
-
 /**
  * The fingerprint of a raw Ed25519 public key: `"sha256:"` and the lowercase hex SHA-256 of
  * the 32 key bytes.
@@ -125,10 +50,7 @@ export function encodeBase64Url(bytes: Uint8Array): string {
  * ```
  */
 export async function keyFingerprint(rawPublicKey: Uint8Array<ArrayBuffer>): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", rawPublicKey));
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return "sha256:" + hex;
+  return "sha256:" + hex(new Uint8Array(await crypto.subtle.digest("SHA-256", rawPublicKey)));
 }
 
 /**
@@ -155,12 +77,12 @@ export async function keyFingerprint(rawPublicKey: Uint8Array<ArrayBuffer>): Pro
 export async function checkIdentity(message: BeaconMessage): Promise<IdentityCheck | undefined> {
   const identity = message.identity;
   if (identity === undefined) return undefined;
-  const rawKey = decodeBase64Url(identity.publicKey);
+  const rawKey = fromBase64url(identity.publicKey);
   if (rawKey === undefined || rawKey.length !== ED25519_PUBLIC_KEY_BYTES) {
     return { fingerprint: "", verified: false };
   }
   const fingerprint = await keyFingerprint(rawKey);
-  const signature = decodeBase64Url(identity.signature);
+  const signature = fromBase64url(identity.signature);
   if (
     identity.algorithm !== "Ed25519" || signature === undefined ||
     signature.length !== ED25519_SIGNATURE_BYTES
@@ -215,9 +137,9 @@ export async function signMessage(
   keys: CryptoKeyPair,
 ): Promise<BeaconMessage> {
   const rawKey = new Uint8Array(await crypto.subtle.exportKey("raw", keys.publicKey));
-  const identity = { algorithm: "Ed25519" as const, publicKey: encodeBase64Url(rawKey) };
+  const identity = { algorithm: "Ed25519" as const, publicKey: base64url(rawKey) };
   // canonicalMessageBytes drops `signature`, so its placeholder value never reaches the bytes.
   const bytes = canonicalMessageBytes({ ...message, identity: { ...identity, signature: "" } });
   const signature = new Uint8Array(await crypto.subtle.sign("Ed25519", keys.privateKey, bytes));
-  return { ...message, identity: { ...identity, signature: encodeBase64Url(signature) } };
+  return { ...message, identity: { ...identity, signature: base64url(signature) } };
 }

@@ -20,7 +20,7 @@
  * @module
  */
 import { hex, sha256Digest } from "../intake/encoding.ts";
-import { decodeBase64Url } from "../message/identity.ts";
+import { fromBase64url } from "../intake/encoding.ts";
 import { signCheckpoint, verifyCheckpoint } from "../signing/checkpoint.ts";
 import {
   loadSigningKey,
@@ -98,7 +98,7 @@ async function beaconKey(
 function trustedKeys(values: OptionValues, key: SigningKey | undefined): Set<string> {
   const given = (values.trust as string[] | undefined) ?? [];
   for (const text of given) {
-    if (decodeBase64Url(text)?.length !== 32) {
+    if (fromBase64url(text)?.length !== 32) {
       throw new CliError(
         "Cannot parse --trust: give a raw Ed25519 public key in base64url (43 characters)",
         2,

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { decodeBase64Url, encodeBase64Url } from "../message/identity.ts";
+import { base64url, fromBase64url } from "../intake/encoding.ts";
 
 /** Bytes in a raw Ed25519 public key (RFC 8032 §5.1.5). */
 export const PUBLIC_KEY_BYTES = 32;
@@ -34,7 +34,7 @@ export async function signBytes(
   privateKey: CryptoKey,
   bytes: Uint8Array<ArrayBuffer>,
 ): Promise<string> {
-  return encodeBase64Url(new Uint8Array(await crypto.subtle.sign("Ed25519", privateKey, bytes)));
+  return base64url(new Uint8Array(await crypto.subtle.sign("Ed25519", privateKey, bytes)));
 }
 
 /**
@@ -58,8 +58,8 @@ export async function verifyBytes(
   bytes: Uint8Array<ArrayBuffer>,
   signature: string,
 ): Promise<boolean> {
-  const rawKey = decodeBase64Url(publicKey);
-  const rawSignature = decodeBase64Url(signature);
+  const rawKey = fromBase64url(publicKey);
+  const rawSignature = fromBase64url(signature);
   if (rawKey?.length !== PUBLIC_KEY_BYTES || rawSignature?.length !== SIGNATURE_BYTES) {
     return false;
   }

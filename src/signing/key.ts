@@ -28,7 +28,8 @@
  *
  * @module
  */
-import { decodeBase64Url, encodeBase64Url, keyFingerprint } from "../message/identity.ts";
+import { base64url, fromBase64url } from "../intake/encoding.ts";
+import { keyFingerprint } from "../message/identity.ts";
 import { PUBLIC_KEY_BYTES } from "./ed25519.ts";
 
 /** The name of the stored secret holding the generated seed. */
@@ -106,7 +107,7 @@ export function generateSeed(): Uint8Array<ArrayBuffer> {
  */
 export function encodeSeed(seed: Uint8Array): string {
   if (seed.length !== SEED_BYTES) throw new TypeError("Cannot encode seed: it must be 32 bytes");
-  return encodeBase64Url(seed);
+  return base64url(seed);
 }
 
 /**
@@ -124,7 +125,7 @@ export function encodeSeed(seed: Uint8Array): string {
  * ```
  */
 export function parseSigningKey(text: string): Uint8Array<ArrayBuffer> {
-  const bytes = decodeBase64Url(text.trim());
+  const bytes = fromBase64url(text.trim());
   if (bytes === undefined) {
     throw new Error("Cannot use BEACON_SIGNING_KEY: it is not unpadded base64url");
   }
@@ -165,7 +166,7 @@ export async function signingKeyFromSeed(seed: Uint8Array): Promise<SigningKey> 
   const algorithm = { name: "Ed25519" };
   const exportable = await crypto.subtle.importKey("pkcs8", pkcs8, algorithm, true, ["sign"]);
   const jwk = await crypto.subtle.exportKey("jwk", exportable);
-  const rawPublic = jwk.x === undefined ? undefined : decodeBase64Url(jwk.x);
+  const rawPublic = jwk.x === undefined ? undefined : fromBase64url(jwk.x);
   if (rawPublic?.length !== PUBLIC_KEY_BYTES) {
     throw new Error("Cannot use signing key: the runtime did not derive a public key");
   }
@@ -173,7 +174,7 @@ export async function signingKeyFromSeed(seed: Uint8Array): Promise<SigningKey> 
   pkcs8.fill(0);
   return {
     privateKey,
-    publicKey: encodeBase64Url(rawPublic),
+    publicKey: base64url(rawPublic),
     fingerprint: await keyFingerprint(rawPublic),
   };
 }
