@@ -11,7 +11,7 @@
  * @module
  */
 import type { Client } from "@libsql/client";
-import { type DatabaseConfig, isEmbedded, openClient } from "../store/client.ts";
+import { type DatabaseConfig, embeddedFilePath, isEmbedded, openClient } from "../store/client.ts";
 import { SubmissionStore } from "../store/store.ts";
 import { CliError } from "./io.ts";
 
@@ -63,16 +63,10 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-function filePath(url: string): string {
-  let path = url.slice("file:".length).split("?")[0];
-  if (path.startsWith("//")) path = path.slice(2); // file:///abs/path
-  return decodeURIComponent(path);
-}
-
 async function mustExist(config: DatabaseConfig): Promise<void> {
   if (!isEmbedded(config.url) || config.url === ":memory:") return;
   try {
-    await Deno.stat(filePath(config.url));
+    await Deno.stat(embeddedFilePath(config.url));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       throw new CliError(`Cannot open the database: ${config.url} does not exist`);

@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { embeddedFilePath } from "../store/client.ts";
 import { ENVIRONMENT_VARIABLES } from "./config.ts";
 
 /** Variables outside the Beacon's own that its dependencies read. */
@@ -61,7 +62,7 @@ export interface PermissionFacts {
 }
 
 function databaseFolder(url: string, cwd: string): string {
-  const path = url.slice("file:".length).split("?")[0];
+  const path = embeddedFilePath(url);
   const absolute = path.startsWith("/") ? path : `${cwd}/${path}`;
   return absolute.slice(0, absolute.lastIndexOf("/")) || "/";
 }

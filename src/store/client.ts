@@ -66,8 +66,18 @@ export async function openClient(config: DatabaseConfig): Promise<Client> {
   });
 }
 
+/**
+ * The file path of a `file:` database URL, as the libSQL client reads it: without the query,
+ * with `file:///abs` meaning `/abs`, percent-escapes decoded.
+ */
+export function embeddedFilePath(url: string): string {
+  let path = url.slice("file:".length).split("?")[0];
+  if (path.startsWith("//")) path = path.slice(2); // file:///abs/path
+  return decodeURIComponent(path);
+}
+
 async function ensureFolder(url: string): Promise<void> {
-  const path = url.slice("file:".length).split("?")[0];
+  const path = embeddedFilePath(url);
   const slash = path.lastIndexOf("/");
   if (slash <= 0) return;
   // node:fs is available on every runtime that can load the embedded client (Deno, Bun, Node).
