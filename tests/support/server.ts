@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { startServerProcess } from "../../scripts/runtimes.ts";
+import { ROOT } from "../../scripts/tools.ts";
 import {
   npmCacheFolder,
   SERVER_V8_FLAGS,
@@ -47,58 +49,19 @@ export async function startServer(
     port: Number(env.PORT),
     databaseUrl,
     npmCache: await (npmCache ??= npmCacheFolder()),
-    cwd: Deno.cwd(),
+    cwd: ROOT,
   });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...flags, ...SERVER_V8_FLAGS, ENTRY],
+  const server = await startServerProcess(
+    Deno.execPath(),
+    ["run", ...flags, ...SERVER_V8_FLAGS, ENTRY],
     env,
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines: Record<string, unknown>[] = [];
-  const { promise: port, resolve: resolvePort, reject: rejectPort } = Promise.withResolvers<
-    number
-  >();
-  const reading = (async () => {
-    let buffered = "";
-    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-      buffered += chunk;
-      let newline;
-      while ((newline = buffered.indexOf("\n")) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        try {
-          const parsed = JSON.parse(line);
-          lines.push(parsed);
-          if (parsed.event === "listening") resolvePort(parsed.port);
-        } catch {
-          // not a JSON line
-        }
-      }
-    }
-    rejectPort(new Error("server exited before listening"));
-  })();
-  const timer = setTimeout(() => rejectPort(new Error("server did not start in 30 s")), 30_000);
-  let listening: number;
-  try {
-    listening = await port;
-  } finally {
-    clearTimeout(timer);
-  }
+    30_000,
+  );
   return {
-    url: `http://127.0.0.1:${listening}`,
+    url: server.url,
     databaseUrl,
     directory,
-    lines,
-    async stop(signal: Deno.Signal = "SIGTERM") {
-      try {
-        child.kill(signal);
-      } catch {
-        // already gone
-      }
-      const status = await child.status;
-      await reading;
-      return status;
-    },
+    lines: server.lines,
+    stop: (signal?: Deno.Signal) => server.stop(signal),
   };
 }
