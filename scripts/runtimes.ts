@@ -66,6 +66,22 @@ export interface RunningServer {
   stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
 }
 
+/** How long a server may take to stop after its signal before it is killed. */
+const STOP_GRACE_MS = 15_000;
+
+/** `promise`'s value, or undefined when it has not settled within `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Variables a child needs to find its tools and caches; nothing of the Beacon's own. */
 const PASSED_THROUGH = ["PATH", "HOME", "TMPDIR", "DENO_DIR", "XDG_CACHE_HOME", "NPM_CONFIG_CACHE"];
 
@@ -158,8 +174,19 @@ export async function startServerProcess(
       } catch {
         // already gone
       }
-      const status = await child.status;
-      await reading;
+      // A server that does not stop in time is killed, and output still held open by a
+      // grandchild (workerd under Miniflare) is not waited for: a stuck stop must fail a test,
+      // never hang the whole run.
+      const exited = await within(child.status, STOP_GRACE_MS);
+      if (exited === undefined) {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // gone meanwhile
+        }
+      }
+      const status = exited ?? await child.status;
+      await within(reading, 2_000);
       return status;
     },
   };

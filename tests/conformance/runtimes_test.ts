@@ -158,7 +158,9 @@ Deno.test("workerd refuses an embedded database with a clear error, answering 50
     BEACON_DATABASE_URL: "file:data/beacon.db",
   });
   try {
-    const response = await fetch(server.url + "/.well-known/autonomous-agent");
+    const response = await fetch(server.url + "/.well-known/autonomous-agent", {
+      signal: AbortSignal.timeout(30_000),
+    });
     const body = await response.json();
     assertStrictEquals(response.status, 503);
     assertStrictEquals(body.error.code, "unavailable");
