@@ -4,13 +4,9 @@
  * child process with a real database file; after the kill a new server starts on the same file.
  */
 import { createClient } from "@libsql/client";
+import { sha256 } from "../support/digest.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
-
-async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return "sha256:" + Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 for (const writerThread of ["off", "on"]) {
   Deno.test(`every receipt returned before a SIGKILL is in the database after restart (writer thread ${writerThread})`, async () => {

@@ -3,6 +3,7 @@
  * temporary database file. Every stable error code, the exact body-limit boundary, no echo, and
  * that no refusal writes anything.
  */
+import { sha256 } from "../support/digest.ts";
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { rawExchange, serveBeacon, type ServedBeacon } from "../support/serve.ts";
 import { createBeacon } from "../../mod.ts";
@@ -50,11 +51,6 @@ async function post(
 
 function errorCode(json: Record<string, unknown>): unknown {
   return (json.error as { code?: unknown } | undefined)?.code;
-}
-
-async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return "sha256:" + Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 Deno.test("native submit stores text and answers 202 with a receipt, Location and no echo", async () => {

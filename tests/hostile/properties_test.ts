@@ -12,6 +12,7 @@
  * Every generated string carries the marker `zqx`, so invariant 2 is a substring check.
  */
 import fc from "fast-check";
+import { sha256 } from "../support/digest.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { serveBeacon, type ServedBeacon } from "../support/serve.ts";
 
@@ -151,11 +152,6 @@ async function send(
     { remoteAddress: "198.51.100.7" },
   );
   return { status: response.status, text: await response.text(), headers: response.headers };
-}
-
-async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return "sha256:" + Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** Invariants 1–5 for one exchange; `echoedId` is the one string allowed back. */
