@@ -19,7 +19,7 @@
  */
 import process from "node:process";
 import type { ConnectionInfo } from "../../mod.ts";
-import { beaconForServer, configFromEnvironment } from "./config.ts";
+import { beaconForServer, closeAndReport, configFromEnvironment } from "./config.ts";
 
 /** The part of Bun's `Server` this entry uses. */
 export interface BunServer {
@@ -90,9 +90,7 @@ export async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     await server.stop(false); // stops accepting, lets in-flight requests finish
-    await beacon.close();
-    const { commits, writes } = beacon.counters();
-    console.log(JSON.stringify({ event: "shutdown", commits, submissions: writes }));
+    await closeAndReport(beacon);
     process.exit(0);
   };
   process.on("SIGINT", stop);

@@ -144,3 +144,14 @@ export function beaconForServer(config: ServerConfig, extra: BeaconOptions = {})
     ...extra,
   });
 }
+
+/**
+ * The last step of every server entry's shutdown, after it stopped accepting and in-flight
+ * requests finished: close the database, then print the one final JSON line the benchmark and
+ * tests read, `{"event":"shutdown","commits":n,"submissions":m}`.
+ */
+export async function closeAndReport(beacon: Beacon): Promise<void> {
+  await beacon.close();
+  const { commits, writes } = beacon.counters();
+  console.log(JSON.stringify({ event: "shutdown", commits, submissions: writes }));
+}

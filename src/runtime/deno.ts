@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { beaconForServer, configFromEnvironment } from "./config.ts";
+import { beaconForServer, closeAndReport, configFromEnvironment } from "./config.ts";
 
 const config = configFromEnvironment((name) => Deno.env.get(name));
 const beacon = beaconForServer(config);
@@ -26,9 +26,7 @@ async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
   await server.shutdown(); // stops accepting, lets in-flight requests finish
-  await beacon.close();
-  const { commits, writes } = beacon.counters();
-  console.log(JSON.stringify({ event: "shutdown", commits, submissions: writes }));
+  await closeAndReport(beacon);
   Deno.exit(0);
 }
 for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);

@@ -27,7 +27,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import process from "node:process";
 import type { ConnectionInfo } from "../../mod.ts";
-import { beaconForServer, configFromEnvironment } from "./config.ts";
+import { beaconForServer, closeAndReport, configFromEnvironment } from "./config.ts";
 
 /** A fetch handler in the shape of `Beacon.fetch`. */
 export type FetchHandler = (request: Request, info?: ConnectionInfo) => Promise<Response>;
@@ -294,9 +294,7 @@ export async function main(): Promise<void> {
     const closed = new Promise((resolve) => server.close(resolve)); // in-flight requests finish
     server.closeIdleConnections();
     await closed;
-    await beacon.close();
-    const { commits, writes } = beacon.counters();
-    console.log(JSON.stringify({ event: "shutdown", commits, submissions: writes }));
+    await closeAndReport(beacon);
     process.exit(0);
   };
   process.on("SIGINT", stop);
