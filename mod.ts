@@ -210,7 +210,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       let signingKey: Awaited<ReturnType<typeof loadSigningKey>>;
       try {
         const salt = options.sourceSalt ??
-          await store.secret("source-salt", () => randomBytes(32), now);
+          (await store.secret("source-salt", () => randomBytes(32), now)).value;
         sourceKey = await crypto.subtle.importKey(
           "raw",
           salt,

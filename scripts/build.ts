@@ -43,6 +43,7 @@ const NODE_ARGS = [
   "--platform=node",
   "--target=node20",
   "--external:@libsql/client",
+  "--external:libsql",
 ];
 
 const RECIPES: Readonly<Record<BuildTarget, Recipe>> = {
@@ -62,7 +63,7 @@ const RECIPES: Readonly<Record<BuildTarget, Recipe>> = {
   bun: {
     output: "bun.mjs",
     entry: { file: "src/runtime/bun.ts" },
-    args: ["--platform=node", "--target=esnext", "--external:@libsql/client"],
+    args: ["--platform=node", "--target=esnext", "--external:@libsql/client", "--external:libsql"],
   },
   workers: {
     output: "worker.js",
@@ -73,6 +74,8 @@ const RECIPES: Readonly<Record<BuildTarget, Recipe>> = {
       "--conditions=workerd,worker,browser",
       "--main-fields=browser,module,main",
       "--alias:node:fs/promises=./scripts/shims/no_node_fs.ts",
+      // The embedded driver is imported lazily, only for file databases, which Workers refuse.
+      "--alias:libsql=./scripts/shims/no_libsql.ts",
     ],
   },
 };

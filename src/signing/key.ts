@@ -70,12 +70,21 @@ export interface SigningKey {
   readonly publicKey: string;
   /** `sha256:<hex>` of the raw public key: the same fingerprint form as sender identities. */
   readonly fingerprint: string;
+  /** True when {@linkcode loadSigningKey} generated and stored it just now (a new identity). */
+  readonly generated?: boolean;
 }
 
 /** What {@linkcode loadSigningKey} needs from the store: `SubmissionStore` fits. */
 export interface SecretStore {
-  /** The named secret, created with `create` on first use (insert once, then read back). */
-  secret(name: string, create: () => Uint8Array, now: () => number): Promise<Uint8Array>;
+  /**
+   * The named secret, created with `create` on first use (insert once, then read back);
+   * `created` says whether this call stored it.
+   */
+  secret(
+    name: string,
+    create: () => Uint8Array<ArrayBuffer>,
+    now: () => number,
+  ): Promise<{ value: Uint8Array; created: boolean }>;
 }
 
 /**
@@ -210,8 +219,8 @@ export async function loadSigningKey(
     return await signingKeyFromSeed(seed);
   }
   const stored = await store.secret(SIGNING_KEY_SECRET, generateSeed, now);
-  if (stored.length !== SEED_BYTES) {
+  if (stored.value.length !== SEED_BYTES) {
     throw new Error("Cannot use the stored signing key: it is not a 32-byte seed");
   }
-  return await signingKeyFromSeed(stored);
+  return { ...await signingKeyFromSeed(stored.value), generated: stored.created };
 }

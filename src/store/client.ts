@@ -29,6 +29,11 @@ export interface DatabaseConfig {
    * request that freed the slot, and workerd cancels that work once that request has answered.
    */
   readonly concurrency?: number;
+  /**
+   * Deadline of every database call in milliseconds (default 10000): a call that has not
+   * answered by then fails the request with `503 unavailable`, and nothing is acknowledged.
+   */
+  readonly timeoutMs?: number;
 }
 
 /** Whether the URL names an embedded database (file or memory). */
@@ -41,12 +46,18 @@ export function isEmbedded(url: string): boolean {
  * committed transaction survives power loss because the WAL is synced at every commit; NORMAL
  * would only survive an application crash.
  */
-const EMBEDDED_PRAGMAS = [
+export const DURABILITY_PRAGMAS = [
   "PRAGMA journal_mode = WAL",
   "PRAGMA synchronous = FULL",
-  "PRAGMA busy_timeout = 5000",
   "PRAGMA foreign_keys = ON",
-];
+] as const;
+
+/**
+ * The client's own connection (migrations, secrets, the shared rate limiter) may wait for a lock:
+ * it is used at start and off the submission path. Submissions go through
+ * `EmbeddedConnection`, which never blocks its thread on a lock.
+ */
+const EMBEDDED_PRAGMAS = [...DURABILITY_PRAGMAS, "PRAGMA busy_timeout = 5000"];
 
 /** Opens a client for `config.url`, creating the embedded database's folder if needed. */
 export async function openClient(config: DatabaseConfig): Promise<Client> {

@@ -11,8 +11,10 @@
  * work to the request that started it and cancels it once that request has answered; a commit
  * loop owned by the first request would stop there, and every later write would wait forever.
  *
- * If a shared transaction fails, its writes are retried one per transaction, so one bad row (a
- * broken constraint) cannot fail the submissions it happened to share a commit with.
+ * If a shared transaction fails because of one of its rows (`retryAlone` says so: a broken
+ * constraint), its writes are retried one per transaction, so one bad row cannot fail the
+ * submissions it happened to share a commit with. A failure of the database itself (busy,
+ * stalled, broken) fails the whole batch at once: retrying row by row would only multiply it.
  *
  * @module
  */
@@ -44,6 +46,7 @@ export interface CommitCounters {
 export class GroupCommitter<T, R = void> {
   readonly #commit: (items: readonly T[]) => Promise<readonly R[]>;
   readonly #maxBatch: number;
+  readonly #retryAlone: (error: unknown) => boolean;
   #queue: Pending<T, R>[] = [];
   #running = false;
   /** Commit counters since start. */
@@ -51,11 +54,16 @@ export class GroupCommitter<T, R = void> {
 
   /**
    * `commit` writes all items in one transaction; `maxBatch` bounds one transaction's size (and
-   * so the time one commit holds the writer).
+   * so the time one commit holds the writer); `retryAlone` says whether a failed batch should be
+   * retried one item per transaction (default: always).
    */
-  constructor(commit: (items: readonly T[]) => Promise<readonly R[]>, maxBatch = 256) {
+  constructor(
+    commit: (items: readonly T[]) => Promise<readonly R[]>,
+    options: { maxBatch?: number; retryAlone?: (error: unknown) => boolean } = {},
+  ) {
     this.#commit = commit;
-    this.#maxBatch = maxBatch;
+    this.#maxBatch = options.maxBatch ?? 256;
+    this.#retryAlone = options.retryAlone ?? (() => true);
   }
 
   /** Resolves with the item's result once it is committed durably; rejects if it could not be. */
@@ -130,9 +138,11 @@ export class GroupCommitter<T, R = void> {
         if (pending !== own) pending.wake?.("done");
       });
     } catch (error) {
-      if (batch.length === 1) {
-        if (batch[0] === own) own.failed = { error };
-        else batch[0].fail?.(error);
+      if (batch.length === 1 || !this.#retryAlone(error)) {
+        for (const pending of batch) {
+          if (pending === own) own.failed = { error };
+          else pending.fail?.(error);
+        }
         return;
       }
       for (const pending of batch) await this.#settle([pending], own);

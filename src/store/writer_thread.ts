@@ -1,21 +1,23 @@
 /**
- * Commits on a separate thread (a Web Worker) for embedded databases. The embedded libSQL client
- * is synchronous: a commit, fsync included, blocks the thread that calls it. On the request
- * thread that stalls every connection for the length of the fsync; on a worker the request thread
- * keeps receiving and validating submissions while the previous group is made durable, which is
- * what group commit needs to batch well. The request thread keeps its own connection for reads
- * (WAL lets readers run beside the writer).
+ * Commits on a separate thread (a Web Worker) for embedded databases. The embedded driver is
+ * synchronous: a commit, fsync included, blocks the thread that calls it. On the request thread
+ * that stalls every connection for the length of the fsync; on a worker the request thread keeps
+ * receiving and validating submissions while the previous group is made durable. The request
+ * thread keeps its own connection for reads (WAL lets readers run beside the writer).
+ *
+ * The worker runs the same {@linkcode EmbeddedConnection.commit} as the inline path, so the
+ * transaction rules (explicit, checked, rolled back on error) are the same on both.
  *
  * Used where the runtime has Web Workers (Deno, Bun); elsewhere the store commits inline.
  *
  * @module
  */
-import type { InValue } from "@libsql/client";
+import type { PendingRow } from "./rows.ts";
 
 /** Messages to the worker. */
 export type WriterRequest =
   | { readonly type: "open"; readonly url: string }
-  | { readonly type: "commit"; readonly id: number; readonly sql: string; readonly args: InValue[] }
+  | { readonly type: "commit"; readonly id: number; readonly rows: readonly PendingRow[] }
   | { readonly type: "close" };
 
 /** Messages from the worker. */
@@ -25,18 +27,21 @@ export type WriterReply =
   | {
     readonly type: "done";
     readonly id: number;
-    readonly ok: boolean;
-    /** The first column of every row the statement returned (its `RETURNING` clause). */
-    readonly returned?: unknown[];
+    /** Per row, whether it was inserted; absent when the commit failed. */
+    readonly inserted?: boolean[];
+    /** The driver's error code or name when it failed, never its message. */
     readonly error?: string;
   };
 
-/** A failed commit on the writer thread; `name` is the driver's error name, never its message. */
+/** A failed commit on the writer thread; `code` is the driver's error code or name. */
 export class WriterError extends Error {
-  /** Wraps the error name reported by the worker. */
-  constructor(name: string) {
-    super(`Commit failed on the writer thread (${name})`);
+  /** The driver's error code (`SQLITE_BUSY`, …) or error name. */
+  readonly code: string;
+  /** Wraps the error code reported by the worker. */
+  constructor(code: string) {
+    super(`Commit failed on the writer thread (${code})`);
     this.name = "WriterError";
+    this.code = code;
   }
 }
 
@@ -45,7 +50,7 @@ export class WriterThread {
   readonly #worker: Worker;
   readonly #pending = new Map<
     number,
-    { resolve: (returned: unknown[]) => void; reject: (e: unknown) => void }
+    { resolve: (inserted: boolean[]) => void; reject: (e: unknown) => void }
   >();
   #next = 0;
   #closed: (() => void) | undefined;
@@ -58,7 +63,7 @@ export class WriterThread {
       if (reply.type !== "done") return;
       const pending = this.#pending.get(reply.id);
       this.#pending.delete(reply.id);
-      if (reply.ok) pending?.resolve(reply.returned ?? []);
+      if (reply.inserted !== undefined) pending?.resolve(reply.inserted);
       else pending?.reject(new WriterError(reply.error ?? "unknown"));
     };
     worker.onerror = (event) => {
@@ -96,15 +101,12 @@ export class WriterThread {
     return new WriterThread(worker);
   }
 
-  /**
-   * Runs one statement (its own transaction) on the writer thread; resolves once committed, with
-   * the first column of each row it returned.
-   */
-  commit(sql: string, args: InValue[]): Promise<unknown[]> {
+  /** Commits `rows` in one transaction on the writer thread; resolves once it is durable. */
+  commit(rows: readonly PendingRow[]): Promise<boolean[]> {
     const id = this.#next++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ type: "commit", id, sql, args } satisfies WriterRequest);
+      this.#worker.postMessage({ type: "commit", id, rows } satisfies WriterRequest);
     });
   }
 
@@ -112,7 +114,9 @@ export class WriterThread {
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.#closed = resolve);
     this.#worker.postMessage({ type: "close" } satisfies WriterRequest);
-    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2000))]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([closed, new Promise((resolve) => timer = setTimeout(resolve, 2000))]);
+    clearTimeout(timer);
     this.#worker.terminate();
   }
 }

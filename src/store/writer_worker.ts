@@ -5,43 +5,44 @@
  * @module
  */
 /// <reference lib="deno.worker" />
-import type { Client } from "@libsql/client";
-import { openClient } from "./client.ts";
+import { EmbeddedConnection } from "./embedded.ts";
 import type { WriterReply, WriterRequest } from "./writer_thread.ts";
 
-let client: Client | undefined;
+let connection: EmbeddedConnection | undefined;
 
 function reply(message: WriterReply): void {
   self.postMessage(message);
 }
 
-self.onmessage = async (event: MessageEvent<WriterRequest>) => {
+/** Only the error's code or name crosses the thread: never a message that may quote data. */
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === "string" ? code : (error as Error)?.name ?? "unknown";
+}
+
+// Commits run one at a time, in the order they were sent: each waits for the one before.
+let queue = Promise.resolve();
+
+self.onmessage = (event: MessageEvent<WriterRequest>) => {
   const request = event.data;
-  if (request.type === "open") {
-    try {
-      client = await openClient({ url: request.url });
-      reply({ type: "opened" });
-    } catch (error) {
-      reply({ type: "done", id: -1, ok: false, error: (error as Error)?.name ?? "unknown" });
+  queue = queue.then(async () => {
+    if (request.type === "open") {
+      try {
+        connection = await EmbeddedConnection.open(request.url);
+        reply({ type: "opened" });
+      } catch (error) {
+        reply({ type: "done", id: -1, error: errorCode(error) });
+      }
+    } else if (request.type === "commit") {
+      try {
+        reply({ type: "done", id: request.id, inserted: await connection!.commit(request.rows) });
+      } catch (error) {
+        reply({ type: "done", id: request.id, error: errorCode(error) });
+      }
+    } else {
+      connection?.close();
+      connection = undefined;
+      reply({ type: "closed" });
     }
-  } else if (request.type === "commit") {
-    try {
-      const result = await client!.execute({ sql: request.sql, args: request.args });
-      const returned = result.rows.map((row) => row[0]);
-      reply({ type: "done", id: request.id, ok: true, returned });
-    } catch (error) {
-      // Only the error's name and code cross the thread: never a message that may quote data.
-      const code = (error as { code?: unknown })?.code;
-      reply({
-        type: "done",
-        id: request.id,
-        ok: false,
-        error: typeof code === "string" ? code : (error as Error)?.name ?? "unknown",
-      });
-    }
-  } else {
-    client?.close();
-    client = undefined;
-    reply({ type: "closed" });
-  }
+  });
 };

@@ -1,0 +1,187 @@
+/**
+ * One connection to an embedded database through the `libsql` driver (the native library
+ * `@libsql/client` wraps for `file:` URLs), used for the submissions hot path: commits and
+ * receipt lookups.
+ *
+ * Why not `@libsql/client` here: after a statement fails with `SQLITE_BUSY`, version 0.18 leaves
+ * it un-reset, so the connection stays inside an implicit transaction and every later insert
+ * "succeeds" into a transaction that is never committed (issue 10: receipts for rows that were
+ * lost at shutdown). This connection makes every transaction explicit (`BEGIN IMMEDIATE` …
+ * `COMMIT`), rolls back on any error, and checks the driver's autocommit state after each
+ * commit: a receipt is released only after a `COMMIT` that succeeded on a connection known to be
+ * outside a transaction. If a rollback cannot bring the connection back to autocommit, it is
+ * closed and reopened before it serves again.
+ *
+ * It also prepares each statement once per connection and reuses it across commits, instead of
+ * preparing a multi-row statement for every batch.
+ *
+ * Busy waits never block the thread: the connection's `busy_timeout` is 0, and a `SQLITE_BUSY`
+ * is retried after an asynchronous back-off until the caller's busy budget is spent (SQLite
+ * §"busy handler": a blocking handler would freeze every request on the thread for its length).
+ *
+ * @module
+ */
+import type Database from "libsql";
+import { DURABILITY_PRAGMAS, embeddedFilePath } from "./client.ts";
+import { ConnectionStateError, isBusy } from "./faults.ts";
+import { INSERT_ROW, INSERT_ROW_UNLESS_KEY_USED, type PendingRow } from "./rows.ts";
+
+type Driver = typeof Database;
+type Connection = InstanceType<Driver>;
+
+/**
+ * The native driver, loaded on first use: bundles for runtimes without native modules (Workers)
+ * keep it external and never reach this import.
+ */
+let driver: Promise<Driver> | undefined;
+/** The part of the driver's statement used here (its typings cannot express positional rest). */
+interface Statement {
+  run(...values: unknown[]): { changes: number };
+  all(...values: unknown[]): unknown[];
+}
+type SqlValue = string | number | null | Uint8Array;
+
+/** How long to wait before the `attempt`-th retry of a busy statement, in milliseconds. */
+function backoff(attempt: number): number {
+  return Math.min(2 ** attempt, 50);
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** An embedded database connection with explicit, checked transactions. */
+export class EmbeddedConnection {
+  readonly #driver: Driver;
+  readonly #path: string;
+  readonly #busyBudgetMs: number;
+  #db: Connection;
+  #statements = new Map<string, Statement>();
+  /** Commits made and rows written, for the benchmark's counters. */
+  readonly counters = { commits: 0, writes: 0 };
+
+  private constructor(driver: Driver, path: string, busyBudgetMs: number) {
+    this.#driver = driver;
+    this.#path = path;
+    this.#busyBudgetMs = busyBudgetMs;
+    this.#db = this.#connect();
+  }
+
+  /**
+   * Opens `url` (a `file:` URL or `:memory:`). A statement that finds the database busy is
+   * retried for up to `busyBudgetMs` before its error is thrown.
+   */
+  static async open(url: string, busyBudgetMs = 5000): Promise<EmbeddedConnection> {
+    driver ??= import("libsql").then((module) => module.default);
+    const path = url === ":memory:" ? url : embeddedFilePath(url);
+    return new EmbeddedConnection(await driver, path, busyBudgetMs);
+  }
+
+  #connect(): Connection {
+    const db = new this.#driver(this.#path);
+    try {
+      for (const pragma of DURABILITY_PRAGMAS) db.exec(pragma);
+      db.exec("PRAGMA busy_timeout = 0");
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return db;
+  }
+
+  #prepare(sql: string): Statement {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql) as unknown as Statement;
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Runs `attempt`, retrying after a back-off while the database is busy. */
+  async #whileBusy<T>(attempt: () => T): Promise<T> {
+    const deadline = Date.now() + this.#busyBudgetMs;
+    for (let tries = 0;; tries++) {
+      try {
+        return attempt();
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
+      }
+      await sleep(backoff(tries));
+    }
+  }
+
+  /** The rows of a read-only query, as objects keyed by column name. */
+  all(sql: string, args: readonly SqlValue[]): Promise<Record<string, unknown>[]> {
+    return this.#whileBusy(() => {
+      try {
+        return this.#prepare(sql).all(...args) as Record<string, unknown>[];
+      } finally {
+        this.#ensureAutocommit();
+      }
+    });
+  }
+
+  /**
+   * Inserts `rows` in one durable transaction; resolves with, per row, whether it was inserted
+   * (`false`: its idempotency key was already used in its window). Rejects, with nothing
+   * committed and the connection back in autocommit, on any error.
+   */
+  commit(rows: readonly PendingRow[]): Promise<boolean[]> {
+    return this.#whileBusy(() => {
+      // IMMEDIATE takes the write lock up front, so the only busy point is here, before any row.
+      this.#db.exec("BEGIN IMMEDIATE");
+      let inserted: boolean[];
+      try {
+        inserted = rows.map((row) =>
+          row.keySince === undefined
+            ? this.#prepare(INSERT_ROW).run(...row.values).changes === 1
+            : this.#prepare(INSERT_ROW_UNLESS_KEY_USED).run(...row.values, ...row.keySince)
+              .changes === 1
+        );
+        this.#db.exec("COMMIT");
+      } catch (error) {
+        this.#rollback();
+        throw error;
+      }
+      // COMMIT returned; the receipt may go out only if the connection agrees it is outside a
+      // transaction (SQLite's autocommit flag, sqlite3_get_autocommit()).
+      this.#ensureAutocommit();
+      this.counters.commits++;
+      this.counters.writes += rows.length;
+      return inserted;
+    });
+  }
+
+  #rollback(): void {
+    try {
+      if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+    } catch {
+      // Checked below: a connection still inside a transaction is replaced.
+    }
+    if (this.#db.inTransaction) this.#reopen();
+  }
+
+  /** Throws (after replacing the connection) if it is unexpectedly inside a transaction. */
+  #ensureAutocommit(): void {
+    if (!this.#db.inTransaction) return;
+    this.#reopen();
+    throw new ConnectionStateError("still inside a transaction after it ended");
+  }
+
+  /** Closing a connection inside a transaction rolls that transaction back (SQLite close). */
+  #reopen(): void {
+    const broken = this.#db;
+    this.#statements = new Map();
+    try {
+      broken.close();
+    } catch {
+      // The old handle is dropped either way.
+    }
+    this.#db = this.#connect();
+  }
+
+  /** Closes the connection. */
+  close(): void {
+    this.#statements.clear();
+    this.#db.close();
+  }
+}

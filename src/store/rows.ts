@@ -1,0 +1,133 @@
+/**
+ * The `submissions` row: its types, the one column list, the insert statements and the row
+ * mapper. Every reader and writer of the table (store, review tool) takes them from here.
+ *
+ * @module
+ */
+/** Which protocol a submission arrived through. */
+export type Surface = "native" | "a2a";
+/** Structured (validated against the message schema) or unstructured (free text). */
+export type SubmissionKind = "structured" | "unstructured";
+
+/** Everything stored for one accepted submission. */
+export interface NewSubmission {
+  /** The receipt id (also the A2A task id). */
+  readonly id: string;
+  /** The A2A context id opened for it. */
+  readonly contextId: string;
+  /** ISO 8601 UTC time of receipt. */
+  readonly receivedAt: string;
+  readonly surface: Surface;
+  readonly kind: SubmissionKind;
+  /** Media type of `content`. */
+  readonly contentType: string;
+  /** The content exactly as accepted. */
+  readonly content: Uint8Array<ArrayBuffer>;
+  /** `sha256:<hex>` of `content`. */
+  readonly digest: string;
+  /** Salted hash of the source key; raw addresses are never stored. */
+  readonly sourceHash: string;
+  /** `sha256:<hex>` of a signer's public key, if the message was signed. */
+  readonly identityFingerprint?: string;
+  /** Whether that signature verified. */
+  readonly identityVerified?: boolean;
+  /** The sender's idempotency key (native header or A2A messageId), if any. */
+  readonly idempotencyKey?: string;
+}
+
+/** What lookups return: the receipt facts, never the content. */
+export interface SubmissionSummary {
+  readonly id: string;
+  readonly contextId: string;
+  readonly receivedAt: string;
+  readonly surface: Surface;
+  readonly kind: SubmissionKind;
+  readonly size: number;
+  readonly digest: string;
+  readonly identityFingerprint?: string;
+  readonly identityVerified?: boolean;
+}
+
+/** One row to insert and, for a row with an idempotency key, the start of its window. */
+export interface PendingRow {
+  readonly id: string;
+  /** The values of {@linkcode INSERT_COLUMNS}, in order. */
+  readonly values: (string | number | null | Uint8Array)[];
+  readonly keySince?: readonly [sourceHash: string, key: string, since: string];
+}
+
+/** The columns an insert writes, in the order of {@linkcode PendingRow.values}. */
+export const INSERT_COLUMNS =
+  "id, context_id, received_at, surface, kind, content_type, content, size, digest, " +
+  "source_hash, identity_fingerprint, identity_verified, idempotency_key";
+
+/** The columns a receipt lookup reads (never the content). */
+export const SUMMARY_COLUMNS =
+  "id, context_id, received_at, surface, kind, size, digest, identity_fingerprint, identity_verified";
+
+const PLACEHOLDERS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+
+/** Inserts one row. */
+export const INSERT_ROW = `INSERT INTO submissions (${INSERT_COLUMNS}) VALUES (${PLACEHOLDERS})`;
+
+/**
+ * Inserts one row unless a row from the same source with the same idempotency key was received
+ * since the window start (the three extra parameters): the retry check happens inside the commit,
+ * so an accepted submission costs no separate read.
+ */
+export const INSERT_ROW_UNLESS_KEY_USED =
+  `INSERT INTO submissions (${INSERT_COLUMNS}) SELECT ${PLACEHOLDERS} WHERE NOT EXISTS (
+    SELECT 1 FROM submissions WHERE source_hash = ? AND idempotency_key = ? AND received_at >= ?)`;
+
+/**
+ * The same inserts as one statement for a whole batch, for remote databases, where one round
+ * trip per commit matters more than preparing once. `RETURNING` names the rows inserted.
+ */
+export function insertBatchSql(rows: readonly PendingRow[]): string {
+  const selects = rows.map((row) =>
+    `SELECT ${PLACEHOLDERS}` + (row.keySince === undefined ? "" : ` WHERE NOT EXISTS (
+      SELECT 1 FROM submissions WHERE source_hash = ? AND idempotency_key = ? AND received_at >= ?)`)
+  );
+  return `INSERT INTO submissions (${INSERT_COLUMNS}) ${selects.join(" UNION ALL ")} RETURNING id`;
+}
+
+/** The row to insert for `submission`; `keyWindowStart` turns on the idempotency check. */
+export function pendingRow(submission: NewSubmission, keyWindowStart?: string): PendingRow {
+  const values = [
+    submission.id,
+    submission.contextId,
+    submission.receivedAt,
+    submission.surface,
+    submission.kind,
+    submission.contentType,
+    submission.content,
+    submission.content.byteLength,
+    submission.digest,
+    submission.sourceHash,
+    submission.identityFingerprint ?? null,
+    submission.identityVerified === undefined ? null : submission.identityVerified ? 1 : 0,
+    submission.idempotencyKey ?? null,
+  ];
+  const keySince = submission.idempotencyKey !== undefined && keyWindowStart !== undefined
+    ? [submission.sourceHash, submission.idempotencyKey, keyWindowStart] as const
+    : undefined;
+  return { id: submission.id, values, keySince };
+}
+
+/** Maps a row read with {@linkcode SUMMARY_COLUMNS}. */
+export function toSummary(row: Record<string, unknown>): SubmissionSummary {
+  const summary: { -readonly [K in keyof SubmissionSummary]: SubmissionSummary[K] } = {
+    id: String(row.id),
+    contextId: String(row.context_id),
+    receivedAt: String(row.received_at),
+    surface: row.surface as Surface,
+    kind: row.kind as SubmissionKind,
+    size: Number(row.size),
+    digest: String(row.digest),
+  };
+  if (row.identity_fingerprint !== null && row.identity_fingerprint !== undefined) {
+    summary.identityFingerprint = String(row.identity_fingerprint);
+    summary.identityVerified = Number(row.identity_verified) === 1;
+  }
+  return summary;
+}
