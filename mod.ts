@@ -102,12 +102,26 @@ export interface ConnectionInfo {
   remoteAddress?: string;
 }
 
+/**
+ * What a start found or created, for the operator's start log line: a database or a signing key
+ * created on a start that was meant to find them is how a lost or replaced database shows.
+ */
+export interface StartFacts {
+  /** The database was created (every migration applied) by this start. */
+  readonly databaseCreated: boolean;
+  /** The receipt signing key was generated and stored by this start (a new identity). */
+  readonly signingKeyGenerated: boolean;
+}
+
 /** A running Beacon. */
 export interface Beacon {
   /** The fetch handler. */
   fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
-  /** Resolves once the database is open and migrated; rejects if it cannot be. */
-  ready(): Promise<void>;
+  /**
+   * Resolves once the database is open and migrated, saying what this start created; rejects if
+   * it cannot be opened.
+   */
+  ready(): Promise<StartFacts>;
   /** Durable commits and writes so far (group commit shares commits). */
   counters(): { commits: number; writes: number };
   /** Finishes queued writes and closes the database. */
@@ -198,7 +212,9 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   };
 
   let opening:
-    | Promise<{ store: SubmissionStore; handle: ReturnType<typeof buildHandler> }>
+    | Promise<
+      { store: SubmissionStore; handle: ReturnType<typeof buildHandler>; facts: StartFacts }
+    >
     | undefined;
   let closed = false;
   let storeRef: SubmissionStore | undefined;
@@ -249,7 +265,11 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         log: options.log,
         onError: options.onError,
       });
-      return { store, handle };
+      const facts: StartFacts = {
+        databaseCreated: store.created,
+        signingKeyGenerated: signingKey.generated === true,
+      };
+      return { store, handle, facts };
     })();
     opening.catch(() => {
       opening = undefined; // the next request tries again, so the Beacon recovers on its own
@@ -270,7 +290,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       return handle(request, info?.remoteAddress);
     },
     async ready() {
-      await open();
+      return (await open()).facts;
     },
     counters() {
       return storeRef?.counters ?? { commits: 0, writes: 0 };

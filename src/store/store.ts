@@ -16,7 +16,7 @@ import { StorageError } from "../errors.ts";
 import { type DatabaseConfig, isEmbedded, openClient } from "./client.ts";
 import { ConnectionStateError, DeadlineError, isBusy, withDeadline } from "./faults.ts";
 import { GroupCommitter } from "./group_commit.ts";
-import { migrate } from "./migrations.ts";
+import { migrate, MIGRATIONS } from "./migrations.ts";
 import {
   insertBatchSql,
   type NewSubmission,
@@ -49,6 +49,8 @@ type Commit = (rows: readonly PendingRow[]) => Promise<readonly boolean[]>;
 export class SubmissionStore {
   /** The general-purpose client: migrations, secrets, the shared rate limiter, the review tool. */
   readonly client: Client;
+  /** True when this start created the database (every migration was applied just now). */
+  readonly created: boolean;
   readonly #writer: GroupCommitter<PendingRow, boolean>;
   readonly #read: Read;
   readonly #timeoutMs: number;
@@ -56,9 +58,16 @@ export class SubmissionStore {
 
   private constructor(
     client: Client,
-    parts: { read: Read; commit: Commit; release: () => Promise<void>; timeoutMs: number },
+    parts: {
+      created: boolean;
+      read: Read;
+      commit: Commit;
+      release: () => Promise<void>;
+      timeoutMs: number;
+    },
   ) {
     this.client = client;
+    this.created = parts.created;
     this.#read = parts.read;
     this.#release = parts.release;
     this.#timeoutMs = parts.timeoutMs;
@@ -74,11 +83,13 @@ export class SubmissionStore {
     const client = await withDeadline(openClient(config), timeoutMs);
     const opened: { close(): unknown }[] = [client];
     try {
-      await withDeadline(migrate(client, now), timeoutMs);
+      const applied = await withDeadline(migrate(client, now), timeoutMs);
+      const created = applied === MIGRATIONS.length;
       // Remote databases, and in-memory ones (private to the client's connection, so nothing
       // else can hold their lock), commit through the client.
       if (!isEmbedded(config.url) || config.url === ":memory:") {
         return new SubmissionStore(client, {
+          created,
           timeoutMs,
           read: async (sql, args) =>
             (await client.execute({ sql, args })).rows as unknown as Record<string, unknown>[],
@@ -99,6 +110,7 @@ export class SubmissionStore {
         ? await WriterThread.start(config.url)
         : undefined;
       return new SubmissionStore(client, {
+        created,
         timeoutMs,
         read: (sql, args) => connection.all(sql, args),
         commit: thread !== undefined
