@@ -1,10 +1,19 @@
 /**
  * The byte encodings of the whole project, in one place: base64url without padding (RFC 4648 §5)
- * for ids, keys and signatures, lowercase hex for digests and fingerprints.
+ * for ids, keys and signatures, lowercase hex for digests and fingerprints, and the one SHA-256.
+ *
+ * SHA-256 is `@noble/hashes` (audited, dependency-free, synchronous): the receipt digest is on
+ * the submission path, where WebCrypto's asynchronous `digest` costs an operation round trip per
+ * call, and `node:crypto` is missing on Workers without `nodejs_compat`.
  *
  * @module
  */
-import { sha256 } from "./sha256.ts";
+import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
+
+/** SHA-256 of the bytes (FIPS 180-4). */
+export function sha256(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return nobleSha256(bytes) as Uint8Array<ArrayBuffer>;
+}
 
 const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const BASE64URL_VALUES = new Int8Array(128).fill(-1);

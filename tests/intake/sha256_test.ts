@@ -1,6 +1,5 @@
 import { assertEquals } from "../support/assert.ts";
-import { sha256 } from "../../src/intake/sha256.ts";
-import { hex, sha256Digest } from "../../src/intake/encoding.ts";
+import { hex, sha256, sha256Digest } from "../../src/intake/encoding.ts";
 
 Deno.test("sha256() matches the FIPS 180-4 examples", () => {
   const text = (s: string) => new TextEncoder().encode(s);
