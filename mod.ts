@@ -30,7 +30,7 @@ import { messageJsonSchema } from "./src/message/schema.ts";
 import type { DatabaseConfig } from "./src/store/client.ts";
 import { SubmissionStore } from "./src/store/store.ts";
 import { errorResponse } from "./src/errors.ts";
-import { loadSigningKey, signReceipt } from "./src/signing/mod.ts";
+import { loadSigningKey, signReceipts } from "./src/signing/mod.ts";
 import type { RequestLogEntry } from "./src/middleware/request_log.ts";
 import { harden } from "./src/middleware/response_headers.ts";
 
@@ -247,7 +247,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         randomBytes,
         sourceKey,
         idempotencyWindowMs: options.idempotencyWindowMs ?? DEFAULTS.idempotencyWindowMs,
-        signReceipt: (receipt) => signReceipt(signingKey, receipt),
+        signReceipts: (receipts) => signReceipts(signingKey, receipts),
       });
       const handle = buildHandler({
         intake,

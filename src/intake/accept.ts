@@ -18,6 +18,8 @@ import type {
   SubmissionSummary,
   Surface,
 } from "../store/store.ts";
+import { GroupCommitter } from "../store/group_commit.ts";
+import type { ReceiptBatchProof, ReceiptSignature } from "../signing/receipt.ts";
 import { base64url, hex, sha256Digest } from "./encoding.ts";
 
 /** A signer's identity as checked at intake. */
@@ -63,9 +65,12 @@ export interface Receipt {
   readonly identity?: IdentityCheck;
   /**
    * The Beacon's Ed25519 signature over the receipt's canonical fields (id, receivedAt, digest,
-   * size, kind; docs/protocol-0.1.md §Receipt signatures), base64url.
+   * size, kind; docs/protocol-0.1.md §Receipt signatures), base64url; with `batch`, over the
+   * Merkle root of the receipts committed together.
    */
   readonly signature?: string;
+  /** For a batch signature: this receipt's inclusion proof in the signed batch. */
+  readonly batch?: ReceiptBatchProof;
 }
 
 /** The result of {@linkcode Intake.accept}. */
@@ -87,8 +92,11 @@ export interface IntakeOptions {
   readonly sourceKey: CryptoKey;
   /** How long an idempotency key is remembered, in milliseconds. */
   readonly idempotencyWindowMs: number;
-  /** Signs a receipt's canonical fields; receipts are unsigned without it. */
-  readonly signReceipt?: (receipt: Receipt) => Promise<string>;
+  /**
+   * Signs receipts committed together (one signature for the batch, `signReceipts` in
+   * src/signing/receipt.ts); receipts are unsigned without it.
+   */
+  readonly signReceipts?: (receipts: readonly Receipt[]) => Promise<readonly ReceiptSignature[]>;
 }
 
 /** Receipt ids and context ids carry 128 random bits. */
@@ -121,9 +129,17 @@ export class Intake {
   /** Stores running now, by source and key; they settle undefined when they stored nothing. */
   readonly #inFlight = new Map<string, Promise<(Accepted & { digest: string }) | undefined>>();
 
+  /**
+   * Receipts are signed in batches: those whose commits finish together share one signature
+   * (an Ed25519 signature costs as much as the rest of a submission's work).
+   */
+  readonly #signer: GroupCommitter<Receipt, ReceiptSignature> | undefined;
+
   /** Creates the intake over a store. */
   constructor(options: IntakeOptions) {
     this.#options = options;
+    const sign = options.signReceipts;
+    if (sign !== undefined) this.#signer = new GroupCommitter(sign);
   }
 
   /** The store this intake writes to. */
@@ -232,9 +248,9 @@ export class Intake {
   }
 
   async #signed(receipt: Receipt): Promise<Receipt> {
-    const sign = this.#options.signReceipt;
-    if (sign === undefined || receipt.signature !== undefined) return receipt;
-    return { ...receipt, signature: await sign(receipt) };
+    if (this.#signer === undefined || receipt.signature !== undefined) return receipt;
+    const { signature, batch } = await this.#signer.write(receipt);
+    return batch === undefined ? { ...receipt, signature } : { ...receipt, signature, batch };
   }
 
   /** Stores a new row; undefined when its idempotency key was already used since `keySince`. */
@@ -259,12 +275,10 @@ export class Intake {
       identityVerified: input.identity?.verified,
       idempotencyKey,
     };
-    // The signature covers fields known before the commit, so it is computed while the commit
-    // runs; the receipt is still only released after the commit.
-    const [receipt, inserted] = await Promise.all([
-      this.#signed(receiptOf({ ...row, size: row.content.byteLength })),
-      this.store.append(row, keySince),
-    ]);
-    return inserted ? { receipt, contextId: row.contextId, replayed: false } : undefined;
+    // Signed after the commit: the receipts of one commit then reach the signer together and
+    // share one signature, and nothing is signed for a row that was not stored.
+    if (!await this.store.append(row, keySince)) return undefined;
+    const receipt = await this.#signed(receiptOf({ ...row, size: row.content.byteLength }));
+    return { receipt, contextId: row.contextId, replayed: false };
   }
 }

@@ -32,10 +32,15 @@ export {
   signingKeyFromSeed,
 } from "./key.ts";
 export {
+  canonicalBatchBytes,
   canonicalReceiptBytes,
+  RECEIPT_BATCH_CONTEXT,
   RECEIPT_CONTEXT,
+  type ReceiptBatchProof,
+  type ReceiptSignature,
   type SignedReceiptFields,
   signReceipt,
+  signReceipts,
   verifyReceipt,
 } from "./receipt.ts";
 export {

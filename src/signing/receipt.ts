@@ -44,18 +44,59 @@
  * A verifier needs nothing else: rebuild the bytes above from the receipt, decode key and
  * signature, and call `crypto.subtle.verify("Ed25519", key, signature, bytes)`.
  *
+ * ## Batch signatures
+ *
+ * Under load, the receipts committed together are signed together, with one Ed25519 signature
+ * over the Merkle tree head of the batch, in the manner of Certificate Transparency's signed tree
+ * heads (RFC 6962 §3.5): one signature costs as much as a whole submission's other work, and a
+ * batch of n receipts needs one instead of n. Such a receipt carries `batch`, its inclusion
+ * proof:
+ *
+ * ```text
+ * leaf        = SHA-256( 0x00 || the signed bytes above )                 (RFC 6962 §2.1)
+ * root        = the Merkle tree hash of the batch's leaves, in batch order (RFC 6962 §2.1)
+ * signed bytes = UTF-8( "beacon/0.1 receipt batch" LF || JCS({"root": base64url(root), "size": n}) )
+ * batch       = { "size": n, "index": i, "path": [base64url(hash), …] }   (RFC 6962 §2.1.1)
+ * ```
+ *
+ * A verifier recomputes the leaf from the receipt, folds the path into the root
+ * (RFC 9162 §2.1.3.2), and verifies `signature` over the batch bytes; WebCrypto's SHA-256 and
+ * Ed25519 are all it needs. A receipt without `batch` is in the single form above: a batch of one
+ * is always sent that way, and verifiers must keep accepting it.
+ *
  * What a valid signature proves: the holder of the Beacon's key acknowledged storing content
  * with this digest and size under this id at this time. It says nothing about what the content
  * means, who sent it, or whether anyone has read it.
  *
  * @module
  */
+import { base64url, fromBase64url } from "../intake/encoding.ts";
 import { canonicalJson } from "../message/canonical.ts";
 import { signBytes, verifyBytes } from "./ed25519.ts";
 import type { SigningKey } from "./key.ts";
+import { leafHash, rootFromPath, treeWithPaths } from "./merkle.ts";
 
 /** The domain separation prefix of signed receipt bytes. */
 export const RECEIPT_CONTEXT = "beacon/0.1 receipt\n";
+/** The domain separation prefix of a signed batch of receipts. */
+export const RECEIPT_BATCH_CONTEXT = "beacon/0.1 receipt batch\n";
+
+/** Where a receipt sits in the batch its signature covers (an RFC 6962 inclusion proof). */
+export interface ReceiptBatchProof {
+  /** Receipts in the batch. */
+  readonly size: number;
+  /** This receipt's position in it, from 0. */
+  readonly index: number;
+  /** The audit path from this receipt's leaf to the root: SHA-256 hashes, base64url. */
+  readonly path: readonly string[];
+}
+
+/** A receipt's signature and, for a batch signature, the receipt's inclusion proof. */
+export interface ReceiptSignature {
+  /** Ed25519, unpadded base64url: over the receipt, or over its batch's root with `batch`. */
+  readonly signature: string;
+  readonly batch?: ReceiptBatchProof;
+}
 
 /** The receipt members covered by the signature; a full receipt object fits. */
 export interface SignedReceiptFields {
@@ -145,6 +186,69 @@ export async function signReceipt(
   return await signBytes(key.privateKey, canonicalReceiptBytes(receipt));
 }
 
+/** The exact bytes signed for a batch: its prefix, and the RFC 8785 form of root and size. */
+export function canonicalBatchBytes(root: Uint8Array, size: number): Uint8Array<ArrayBuffer> {
+  return new TextEncoder().encode(
+    RECEIPT_BATCH_CONTEXT + canonicalJson({ root: base64url(root), size }),
+  );
+}
+
+/**
+ * Signs receipts committed together: one receipt alone in the single form, several with one
+ * batch signature and an inclusion proof each (see the module documentation).
+ *
+ * @param key The Beacon's signing key.
+ * @param receipts The receipts, in batch order.
+ * @returns One signature per receipt, in order.
+ *
+ * @example
+ * ```ts
+ * import { signingKeyFromSeed } from "./key.ts";
+ * import { signReceipts, verifyReceipt } from "./receipt.ts";
+ * const key = await signingKeyFromSeed(crypto.getRandomValues(new Uint8Array(32)));
+ * const receipts = [1, 2, 3].map((size) => ({
+ *   id: "AZR1t2x1q4Xv3T0x0kq8T5bJm3V6e" + size,
+ *   receivedAt: "2025-06-01T12:00:03.123Z",
+ *   digest: "sha256:" + "0".repeat(64),
+ *   size,
+ *   kind: "unstructured",
+ * }));
+ * const signed = await signReceipts(key, receipts);
+ * if (signed[2].batch?.size !== 3) throw new Error("expected a batch of three");
+ * if (!await verifyReceipt(key.publicKey, receipts[2], signed[2].signature, signed[2].batch)) {
+ *   throw new Error("a batch receipt must verify");
+ * }
+ * ```
+ */
+export async function signReceipts(
+  key: Pick<SigningKey, "privateKey">,
+  receipts: readonly SignedReceiptFields[],
+): Promise<ReceiptSignature[]> {
+  if (receipts.length === 1) return [{ signature: await signReceipt(key, receipts[0]) }];
+  const leaves = receipts.map((receipt) => leafHash(canonicalReceiptBytes(receipt)));
+  const { root, paths } = treeWithPaths(leaves);
+  const signature = await signBytes(key.privateKey, canonicalBatchBytes(root, leaves.length));
+  return paths.map((path, index) => ({
+    signature,
+    batch: { size: leaves.length, index, path: path.map(base64url) },
+  }));
+}
+
+/** The root a batch proof leads to from this receipt, or undefined for a malformed proof. */
+function batchRoot(
+  receipt: SignedReceiptFields,
+  batch: ReceiptBatchProof,
+): Uint8Array<ArrayBuffer> | undefined {
+  if (!Array.isArray(batch.path) || batch.path.length > 64) return undefined;
+  const path: Uint8Array[] = [];
+  for (const text of batch.path) {
+    const hash = typeof text === "string" ? fromBase64url(text) : undefined;
+    if (hash === undefined || hash.length !== 32) return undefined;
+    path.push(hash);
+  }
+  return rootFromPath(leafHash(canonicalReceiptBytes(receipt)), batch.index, batch.size, path);
+}
+
 /**
  * Verifies a receipt signature with nothing but the Beacon's public key. Never throws: a
  * malformed key, signature or receipt gives `false`.
@@ -152,7 +256,9 @@ export async function signReceipt(
  * @param publicKey The Beacon's raw public key, unpadded base64url.
  * @param receipt The receipt as received.
  * @param signature The receipt's signature, unpadded base64url.
- * @returns Whether the Beacon's key signed exactly these five members.
+ * @param batch The receipt's `batch` member, when it has one (a batch signature).
+ * @returns Whether the Beacon's key signed exactly these five members (alone, or in a batch
+ *   whose root the proof leads to).
  *
  * @example
  * ```ts
@@ -166,10 +272,16 @@ export async function verifyReceipt(
   publicKey: string,
   receipt: SignedReceiptFields,
   signature: string,
+  batch?: ReceiptBatchProof,
 ): Promise<boolean> {
   let bytes: Uint8Array<ArrayBuffer>;
   try {
-    bytes = canonicalReceiptBytes(receipt);
+    if (batch === undefined) bytes = canonicalReceiptBytes(receipt);
+    else {
+      const root = batchRoot(receipt, batch);
+      if (root === undefined) return false;
+      bytes = canonicalBatchBytes(root, batch.size);
+    }
   } catch {
     return false;
   }

@@ -32,11 +32,11 @@ function context(body: unknown, headers: Record<string, string> = {}): Context {
 
 /**
  * A real intake on a real in-memory database. `closed` closes the database first, so every
- * read and write fails the way an unreachable database does; `signReceipt` is the real option
+ * read and write fails the way an unreachable database does; `signReceipts` is the real option
  * through which a receipt signer (here, a failing one) is configured.
  */
 async function realIntake(
-  options: { closed?: boolean; signReceipt?: () => Promise<string> } = {},
+  options: { closed?: boolean; signReceipts?: () => Promise<never> } = {},
 ): Promise<Intake> {
   const store = await SubmissionStore.open({ url: ":memory:" });
   if (options.closed) await store.close();
@@ -52,7 +52,7 @@ async function realIntake(
       ["sign"],
     ),
     idempotencyWindowMs: 60_000,
-    signReceipt: options.signReceipt,
+    signReceipts: options.signReceipts,
   });
 }
 
@@ -98,7 +98,7 @@ Deno.test("a2aHandler() answers a StorageError with -32603 UNAVAILABLE and tells
 Deno.test("a2aHandler() answers an unexpected error with a fixed -32603 and survives a bad hook", async () => {
   const handler = a2aHandler({
     intake: await realIntake({
-      signReceipt: () =>
+      signReceipts: () =>
         Promise.reject(new TypeError("Cannot read properties of undefined (reading 'token-xyz')")),
     }),
     origin: (_request, url) => url.origin,

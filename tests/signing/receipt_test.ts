@@ -12,7 +12,7 @@ import {
   verifyReceipt,
 } from "../../src/signing/receipt.ts";
 import { signCheckpoint, verifyCheckpoint } from "../../src/signing/checkpoint.ts";
-import { assert, assertStrictEquals, assertThrows } from "../support/assert.ts";
+import { assert, assertEquals, assertStrictEquals, assertThrows } from "../support/assert.ts";
 
 const RECEIPT = {
   id: "AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA",
@@ -142,4 +142,30 @@ Deno.test("receipt and checkpoint signatures cannot stand in for each other", as
   assert(await verifyCheckpoint(key.publicKey, head, checkpointSignature));
   assertStrictEquals(await verifyReceipt(key.publicKey, RECEIPT, checkpointSignature), false);
   assertStrictEquals(await verifyCheckpoint(key.publicKey, head, receiptSignature), false);
+});
+
+Deno.test("signReceipts() signs one receipt in the single form and several with one batch signature", async () => {
+  const { signReceipts } = await import("../../src/signing/receipt.ts");
+  const key = await signingKeyFromSeed(new Uint8Array(32).fill(7));
+  const [alone] = await signReceipts(key, [RECEIPT]);
+  assertEquals(alone.batch, undefined);
+  assert(await verifyReceipt(key.publicKey, RECEIPT, alone.signature));
+  const receipts = Array.from({ length: 7 }, (_, i) => ({ ...RECEIPT, size: i }));
+  const signed = await signReceipts(key, receipts);
+  assertEquals(new Set(signed.map((s) => s.signature)).size, 1);
+  for (const [i, { signature, batch }] of signed.entries()) {
+    assertEquals(batch?.index, i);
+    assert(await verifyReceipt(key.publicKey, receipts[i], signature, batch));
+    // The batch signature does not verify as a single receipt, nor for another receipt.
+    assertEquals(await verifyReceipt(key.publicKey, receipts[i], signature), false);
+    assertEquals(
+      await verifyReceipt(key.publicKey, { ...receipts[i], size: 99 }, signature, batch),
+      false,
+    );
+  }
+  const batch = signed[0].batch!;
+  assertEquals(
+    await verifyReceipt(key.publicKey, receipts[0], signed[0].signature, { ...batch, path: ["x"] }),
+    false,
+  );
 });
