@@ -102,24 +102,36 @@ export interface IntakeOptions {
 /** Receipt ids and context ids carry 128 random bits. */
 const RANDOM_BYTES = 16;
 
-/** Builds the receipt of a stored submission from its summary. */
-export function receiptOf(summary: SubmissionSummary): Receipt {
+/** The receipt facts of a submission: what was committed (a new row) or found (a lookup). */
+type ReceiptFacts = Pick<SubmissionSummary, "id" | "receivedAt" | "surface" | "kind" | "digest"> & {
+  readonly size: number;
+  readonly identityFingerprint?: string;
+  readonly identityVerified?: boolean;
+};
+
+/** The receipt of a stored submission: its facts, never its content. */
+function receiptOf(facts: ReceiptFacts): Receipt {
   const receipt: Receipt = {
-    id: summary.id,
-    receivedAt: summary.receivedAt,
-    surface: summary.surface,
-    kind: summary.kind,
-    size: summary.size,
-    digest: summary.digest,
+    id: facts.id,
+    receivedAt: facts.receivedAt,
+    surface: facts.surface,
+    kind: facts.kind,
+    size: facts.size,
+    digest: facts.digest,
   };
-  if (summary.identityFingerprint === undefined) return receipt;
+  if (facts.identityFingerprint === undefined) return receipt;
   return {
     ...receipt,
     identity: {
-      fingerprint: summary.identityFingerprint,
-      verified: summary.identityVerified === true,
+      fingerprint: facts.identityFingerprint,
+      verified: facts.identityVerified === true,
     },
   };
+}
+
+/** The receipt of a row just committed, from the row itself. */
+function receiptOfCommitted(row: NewSubmission): Receipt {
+  return receiptOf({ ...row, size: row.content.byteLength });
 }
 
 /** The intake: accepts submissions into the store. */
@@ -278,7 +290,7 @@ export class Intake {
     // Signed after the commit: the receipts of one commit then reach the signer together and
     // share one signature, and nothing is signed for a row that was not stored.
     if (!await this.store.append(row, keySince)) return undefined;
-    const receipt = await this.#signed(receiptOf({ ...row, size: row.content.byteLength }));
+    const receipt = await this.#signed(receiptOfCommitted(row));
     return { receipt, contextId: row.contextId, replayed: false };
   }
 }
