@@ -32,10 +32,14 @@ import { SubmissionStore } from "./src/store/store.ts";
 import { errorResponse } from "./src/errors.ts";
 import { loadSigningKey, signReceipt } from "./src/signing/mod.ts";
 import type { RequestLogEntry } from "./src/middleware/request_log.ts";
-import { harden } from "./src/middleware/response_headers.ts";
+import { createDoor } from "./src/middleware/door.ts";
+import type { ListenerScheme } from "./src/http/target.ts";
+import { embeddedFilePath, isEmbedded } from "./src/store/client.ts";
+import { type FileChange, type FileGuard, guardDatabaseFile } from "./src/store/file_guard.ts";
 
 export type { DatabaseConfig } from "./src/store/client.ts";
-export type { RequestLogEntry } from "./src/middleware/request_log.ts";
+export type { Outcome, RequestLogEntry } from "./src/middleware/request_log.ts";
+export type { ListenerScheme } from "./src/http/target.ts";
 export type { RateDecision, RateLimit, RateLimiter } from "./src/limits/rate.ts";
 export type { IdentityCheck, Receipt } from "./src/intake/accept.ts";
 export type { SubmissionKind, Surface } from "./src/store/store.ts";
@@ -47,7 +51,9 @@ export interface BeaconOptions {
   database?: DatabaseConfig;
   /**
    * The public origin used in the discovery document, the agent card and receipts, e.g.
-   * `https://beacon.example.com`. Default: each request's own origin. When the Beacon is mounted
+   * `https://beacon.example.com`. Default: the listener's scheme ({@linkcode ConnectionInfo}) and
+   * the request's `Host` header, validated (an invalid one is answered `400 invalid_host`), never
+   * the host of an absolute-form request target nor a forwarding header. When the Beacon is mounted
    * under a path prefix of another app (which strips the prefix before calling `fetch`), include
    * it: `https://example.com/beacon`; the published URLs then carry the prefix.
    */
@@ -100,6 +106,11 @@ export interface BeaconOptions {
 export interface ConnectionInfo {
   /** The peer's IP address as the runtime saw it. */
   remoteAddress?: string;
+  /**
+   * The scheme the listener speaks: `https` when the entry terminates TLS itself. Default
+   * `http`. Used for the public origin when no `publicUrl` is set; never read from the request.
+   */
+  scheme?: ListenerScheme;
 }
 
 /** A running Beacon. */
@@ -108,6 +119,11 @@ export interface Beacon {
   fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
   /** Resolves once the database is open and migrated; rejects if it cannot be. */
   ready(): Promise<void>;
+  /**
+   * The answer for a request the entry gives up on (a deadline): `503 unavailable`, through the
+   * same door as every other response (hardening headers, one log line).
+   */
+  unavailable(request: Request): Response;
   /** Durable commits and writes so far (group commit shares commits). */
   counters(): { commits: number; writes: number };
   /** Finishes queued writes and closes the database. */
@@ -142,6 +158,40 @@ function normaliseOrigin(url: string): string {
   return parsed.origin + parsed.pathname.replace(/\/+$/, "");
 }
 
+/** Why the Beacon stopped acknowledging, as the error name its `onError` hook receives. */
+const FILE_CHANGE_ERRORS: Readonly<Record<FileChange, string>> = {
+  database_removed: "DatabaseFileRemoved",
+  database_replaced: "DatabaseFileReplaced",
+  wal_removed: "DatabaseWalRemoved",
+};
+
+/**
+ * Guards an embedded database file (src/store/file_guard.ts); reports the change once, through
+ * `onError`, with an error whose name says what happened (the message is fixed text).
+ */
+async function guardFile(
+  database: DatabaseConfig,
+  onError: BeaconOptions["onError"],
+): Promise<FileGuard | undefined> {
+  if (!isEmbedded(database.url) || /(^|[?&])mode=memory(&|$)/.test(database.url)) return;
+  const path = embeddedFilePath(database.url);
+  if (path === "" || path === ":memory:") return;
+  try {
+    return await guardDatabaseFile(path, {
+      onChange(change) {
+        const error = new Error(
+          "The database file changed under the running Beacon; it answers 503 until restarted",
+        );
+        error.name = FILE_CHANGE_ERRORS[change];
+        onError?.(error);
+      },
+    });
+  } catch (error) {
+    onError?.(error); // no permission to stat the file: run unguarded rather than not at all
+    return undefined;
+  }
+}
+
 /**
  * Creates a Beacon. The database opens in the background; `fetch` waits for it, and answers
  * `503 unavailable` while it cannot be opened (retrying on the next request).
@@ -172,6 +222,11 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   const publicOrigin = options.publicUrl === undefined
     ? undefined
     : normaliseOrigin(options.publicUrl);
+  const door = createDoor(options.log, now);
+  const refuseUnavailable = (request: Request, startedAt = now()) => {
+    request.body?.cancel().catch(() => {});
+    return door.leave(request, startedAt, { code: "unavailable" }, errorResponse("unavailable"));
+  };
   const started = new Date(now());
   const documentCache = new Map<string, ReturnType<typeof prepareAll>>();
   const prepareAll = async (origin: string) => {
@@ -201,6 +256,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
     | Promise<{ store: SubmissionStore; handle: ReturnType<typeof buildHandler> }>
     | undefined;
   let closed = false;
+  let guard: FileGuard | undefined;
   let storeRef: SubmissionStore | undefined;
   let receiptPublicKey: string | undefined;
   const open = () => {
@@ -223,6 +279,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         await store.close(); // a half-opened Beacon must not keep the database open
         throw error;
       }
+      guard = await guardFile(options.database ?? DEFAULTS.database, options.onError);
       storeRef = store;
       receiptPublicKey = signingKey.publicKey;
       const intake = new Intake({
@@ -246,7 +303,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         now,
         origin: (_request, url) => publicOrigin ?? url.origin,
         documents,
-        log: options.log,
+        door,
         onError: options.onError,
       });
       return { store, handle };
@@ -259,24 +316,31 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
 
   return {
     async fetch(request, info) {
-      if (closed) return harden(errorResponse("unavailable"));
+      const startedAt = now();
+      if (closed) return refuseUnavailable(request, startedAt);
       let handle;
       try {
         ({ handle } = await open());
       } catch (error) {
         options.onError?.(error);
-        return harden(errorResponse("unavailable"));
+        return refuseUnavailable(request, startedAt);
       }
-      return handle(request, info?.remoteAddress);
+      // A database file removed or replaced under us: nothing more may be acknowledged.
+      if (guard?.tripped !== undefined) return refuseUnavailable(request, startedAt);
+      return handle(request, info?.remoteAddress, info?.scheme);
     },
     async ready() {
       await open();
+    },
+    unavailable(request) {
+      return refuseUnavailable(request);
     },
     counters() {
       return storeRef?.counters ?? { commits: 0, writes: 0 };
     },
     async close() {
       closed = true;
+      guard?.stop();
       if (opening === undefined) return;
       const { store } = await opening;
       await store.close();

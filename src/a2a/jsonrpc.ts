@@ -23,6 +23,7 @@
  * @module
  */
 import type { JsonValue } from "../json/strict_json.ts";
+import { jsonResponse } from "../http/json.ts";
 import { A2AFailure, type JsonRpcErrorObject } from "./errors.ts";
 
 /** Longest accepted string id, in Unicode code points: the bound on the only echo. */
@@ -185,8 +186,5 @@ export function errorBody(
  * ```
  */
 export function rpcResponse(body: Record<string, unknown>): Response {
-  return new Response(JSON.stringify(body), {
-    status: 200,
-    headers: { "content-type": "application/json" },
-  });
+  return jsonResponse(200, body);
 }

@@ -52,7 +52,7 @@ export interface MethodOutcome {
   /** The JSON-RPC `result`. */
   readonly result: unknown;
   /** `accepted`, `replayed` or `served`. */
-  readonly outcome: string;
+  readonly outcome: "accepted" | "replayed" | "served";
   /** The receipt id the request concerned, when it stored or found one. */
   readonly receiptId?: string;
 }
