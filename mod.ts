@@ -343,6 +343,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       guard?.stop();
       if (opening === undefined) return;
       const { store } = await opening;
+      guard?.stop(); // set by an open that was still running
       await store.close();
     },
   };
