@@ -4,7 +4,7 @@
  * `fetch` handler; runtime entry files in `src/runtime/` only adapt it.
  *
  * @example Serve the Beacon on Deno with an embedded database
- * ```ts
+ * ```ts ignore
  * import { createBeacon } from "./mod.ts";
  *
  * const beacon = createBeacon({ database: { url: "file:data/beacon.db" } });
@@ -198,7 +198,9 @@ async function guardFile(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createBeacon } from "./mod.ts";
+ *
  * const beacon = createBeacon({ database: { url: ":memory:" }, rateLimit: "off" });
  * const response = await beacon.fetch(
  *   new Request("http://127.0.0.1/beacon/0.1/submissions", {
@@ -208,7 +210,7 @@ async function guardFile(
  *   }),
  *   { remoteAddress: "127.0.0.1" },
  * );
- * console.log(response.status); // 202
+ * assert.equal(response.status, 202);
  * await beacon.close();
  * ```
  */

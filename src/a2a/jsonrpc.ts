@@ -55,9 +55,11 @@ export type EnvelopeResult =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isJsonObject } from "./jsonrpc.ts";
- * isJsonObject({}); // true
- * isJsonObject([]); // false
+ *
+ * assert.ok(isJsonObject({}));
+ * assert.ok(!isJsonObject([]));
  * ```
  */
 export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
@@ -69,8 +71,10 @@ export function isJsonObject(value: JsonValue | undefined): value is JsonObject 
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { codePointLengthWithin } from "./jsonrpc.ts";
- * codePointLengthWithin("héllo", 128); // true
+ *
+ * assert.ok(codePointLengthWithin("héllo", 128));
  * ```
  */
 export function codePointLengthWithin(text: string, limit: number): boolean {
@@ -105,9 +109,11 @@ function invalidRequest(problem: string, field?: "jsonrpc" | "id" | "method"): E
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readEnvelope } from "./jsonrpc.ts";
- * readEnvelope({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }).ok; // true
- * readEnvelope([]).ok; // false: -32600
+ *
+ * assert.ok(readEnvelope({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }).ok);
+ * assert.ok(!readEnvelope([]).ok); // -32600
  * ```
  */
 export function readEnvelope(body: JsonValue): EnvelopeResult {
@@ -149,8 +155,10 @@ export function readEnvelope(body: JsonValue): EnvelopeResult {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { resultBody } from "./jsonrpc.ts";
- * resultBody(1, { tasks: [] }); // { jsonrpc: "2.0", id: 1, result: { tasks: [] } }
+ *
+ * assert.deepEqual(resultBody(1, { tasks: [] }), { jsonrpc: "2.0", id: 1, result: { tasks: [] } });
  * ```
  */
 export function resultBody(id: RequestId, result: unknown): Record<string, unknown> {
@@ -162,9 +170,12 @@ export function resultBody(id: RequestId, result: unknown): Record<string, unkno
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { errorBody } from "./jsonrpc.ts";
  * import { A2AFailure, toJsonRpcError } from "./errors.ts";
- * errorBody(null, toJsonRpcError(new A2AFailure("parse")));
+ *
+ * const body = errorBody(null, toJsonRpcError(new A2AFailure("parse")));
+ * assert.equal((body.error as { code: number }).code, -32700);
  * ```
  */
 export function errorBody(
@@ -181,8 +192,10 @@ export function errorBody(
  *
  * @example
  * ```ts
- * import { rpcResponse, resultBody } from "./jsonrpc.ts";
- * rpcResponse(resultBody(1, {})).status; // 200
+ * import assert from "node:assert/strict";
+ * import { resultBody, rpcResponse } from "./jsonrpc.ts";
+ *
+ * assert.equal(rpcResponse(resultBody(1, {})).status, 200);
  * ```
  */
 export function rpcResponse(body: Record<string, unknown>): Response {

@@ -213,8 +213,10 @@ export const LEGACY_METHODS: ReadonlyMap<string, string> = new Map([
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { methodFor } from "./methods.ts";
- * typeof methodFor("GetTask"); // "function"
+ *
+ * assert.equal(typeof methodFor("GetTask"), "function");
  * ```
  */
 export function methodFor(name: string): Method {

@@ -13,7 +13,7 @@ const JSON_TYPE = "application/json";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { jsonResponse } from "./src/http/json.ts";
+ * import { jsonResponse } from "./json.ts";
  *
  * const response = jsonResponse(202, { ok: true }, { location: "/x" });
  * assert.equal(response.status, 202);

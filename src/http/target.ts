@@ -45,7 +45,7 @@ const LITERAL_HOST = /^\[([0-9A-Fa-f:.]{2,45})\](?::[0-9]{0,5})?$/;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { validHost } from "./src/http/target.ts";
+ * import { validHost } from "./target.ts";
  *
  * assert.equal(validHost("Beacon.Example:8000", "http"), "beacon.example:8000");
  * assert.equal(validHost("beacon.example:443", "https"), "beacon.example");
@@ -84,7 +84,7 @@ export type TargetRefusal = "invalid_host" | "not_found";
  * @example An absolute-form target does not choose the origin
  * ```ts
  * import assert from "node:assert/strict";
- * import { trustedUrl } from "./src/http/target.ts";
+ * import { trustedUrl } from "./target.ts";
  *
  * // What a runtime hands over for `GET https://evil.example:444/x?y HTTP/1.1` + `Host: good.example`
  * const request = new Request("https://evil.example:444/x?y", {

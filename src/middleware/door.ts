@@ -34,11 +34,11 @@ export interface Door {
  * @example A response made outside the pipeline still leaves hardened, with one log line
  * ```ts
  * import assert from "node:assert/strict";
- * import { createDoor } from "./src/middleware/door.ts";
- * import { errorResponse } from "./src/errors.ts";
+ * import { createDoor } from "./door.ts";
+ * import { errorResponse } from "../errors.ts";
  *
  * const lines: unknown[] = [];
- * const door = createDoor((entry) => lines.push(entry), () => 5);
+ * const door = createDoor((entry: unknown) => lines.push(entry), () => 5);
  * const request = new Request("http://127.0.0.1/");
  * const response = door.leave(request, 0, { code: "unavailable" }, errorResponse("unavailable"));
  * assert.equal(response.headers.get("x-content-type-options"), "nosniff");

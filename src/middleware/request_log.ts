@@ -39,7 +39,7 @@ export interface RequestLogEntry {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { outcomeOf } from "./src/middleware/request_log.ts";
+ * import { outcomeOf } from "./request_log.ts";
  *
  * assert.equal(outcomeOf(304, {}), "served");
  * assert.equal(outcomeOf(404, {}), "refused");

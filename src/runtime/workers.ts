@@ -45,13 +45,13 @@ export interface WorkerContext {
  *
  * @example
  * ```ts
- * import { beaconFromEnv } from "./src/runtime/workers.ts";
+ * import assert from "node:assert/strict";
+ * import { beaconFromEnv } from "./workers.ts";
  *
- * try {
- *   beaconFromEnv({ BEACON_DATABASE_URL: "file:data/beacon.db" });
- * } catch (error) {
- *   console.log((error as Error).message); // Cannot start on Workers: …
- * }
+ * assert.throws(
+ *   () => beaconFromEnv({ BEACON_DATABASE_URL: "file:data/beacon.db" }),
+ *   /^Error: Cannot start on Workers: /,
+ * );
  * ```
  */
 export function beaconFromEnv(env: WorkerEnv): Beacon {

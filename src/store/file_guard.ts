@@ -83,7 +83,7 @@ function unref(timer: ReturnType<typeof setInterval>): void {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { guardDatabaseFile } from "./src/store/file_guard.ts";
+ * import { guardDatabaseFile } from "./file_guard.ts";
  *
  * const folder = await Deno.makeTempDir();
  * await Deno.writeTextFile(`${folder}/beacon.db`, "opened");
