@@ -80,7 +80,12 @@ export interface BeaconOptions {
    * `"forwarded"` (RFC 7239). The other is ignored.
    */
   trustedProxyHeader?: "x-forwarded-for" | "forwarded";
-  /** How long idempotency keys are remembered, in milliseconds. Default 24 hours. */
+  /**
+   * How long idempotency keys (native `Idempotency-Key`, A2A `messageId`) are remembered, in
+   * milliseconds. Default 1 hour: long enough for a client backing off up to 5 minutes between
+   * attempts to retry about 19 times, short enough that another client behind the same address
+   * has 24 times less time than with a day to probe for a receipt (docs/threat-model.md §6.21).
+   */
   idempotencyWindowMs?: number;
   /**
    * Salt for hashing source addresses. Default: a random salt generated once and kept in the
@@ -135,7 +140,7 @@ const DEFAULTS = {
   maxBodyBytes: 65_536,
   bodyTimeoutMs: 10_000,
   rateLimit: "10/1m",
-  idempotencyWindowMs: 24 * 60 * 60 * 1000,
+  idempotencyWindowMs: 60 * 60 * 1000,
 } as const;
 
 function defaultRandomBytes(length: number): Uint8Array<ArrayBuffer> {
