@@ -9,7 +9,7 @@
  * | `HOSTNAME` | address to listen on | `0.0.0.0` |
  * | `BEACON_DATABASE_URL` | libSQL URL | `file:data/beacon.db` |
  * | `BEACON_DATABASE_AUTH_TOKEN` | Turso / sqld token | none |
- * | `BEACON_PUBLIC_URL` | public origin for documents and receipts | the request's origin |
+ * | `BEACON_PUBLIC_URL` | public origin for documents and receipts | the listener's scheme and a valid `Host` |
  * | `BEACON_RATE_LIMIT` | `10/1m` syntax or `off` | `10/1m` |
  * | `BEACON_RATE_LIMIT_STORE` | `memory` (one process) or `database` (shared by instances) | `memory` |
  * | `BEACON_TRUSTED_PROXY_HEADER` | `x-forwarded-for` or `forwarded`, the one the proxies write | `x-forwarded-for` |
