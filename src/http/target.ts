@@ -74,6 +74,22 @@ export function validHost(value: string, scheme: ListenerScheme): string | undef
   }
 }
 
+/**
+ * Validated `Host` values by scheme and value: a server sees the same few, and each check costs a
+ * URL parse. Bounded (cleared when full), since every client may send a different one.
+ */
+const validated = new Map<string, string | undefined>();
+
+function validHostCached(value: string, scheme: ListenerScheme): string | undefined {
+  if (value.length > MAX_HOST_LENGTH) return undefined; // never kept: bounded memory
+  const key = scheme + " " + value;
+  if (validated.has(key)) return validated.get(key);
+  const authority = validHost(value, scheme);
+  if (validated.size >= 64) validated.clear();
+  validated.set(key, authority);
+  return authority;
+}
+
 /** Why a request has no URL the Beacon can trust. */
 export type TargetRefusal = "invalid_host" | "not_found";
 
@@ -97,7 +113,7 @@ export type TargetRefusal = "invalid_host" | "not_found";
  */
 export function trustedUrl(request: Request, scheme: ListenerScheme): URL | TargetRefusal {
   const host = request.headers.get("host");
-  const fromHost = host === null ? undefined : validHost(host, scheme);
+  const fromHost = host === null ? undefined : validHostCached(host, scheme);
   // Before the target is parsed: runtimes build `request.url` from the Host, so an invalid Host
   // also makes it unparsable, and the answer must name the Host.
   if (host !== null && fromHost === undefined) return "invalid_host";
