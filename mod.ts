@@ -4,7 +4,7 @@
  * `fetch` handler; runtime entry files in `src/runtime/` only adapt it.
  *
  * @example Serve the Beacon on Deno with an embedded database
- * ```ts
+ * ```ts ignore
  * import { createBeacon } from "./mod.ts";
  *
  * const beacon = createBeacon({ database: { url: "file:data/beacon.db" } });
@@ -32,10 +32,14 @@ import { SubmissionStore } from "./src/store/store.ts";
 import { errorResponse } from "./src/errors.ts";
 import { loadSigningKey, signReceipts } from "./src/signing/mod.ts";
 import type { RequestLogEntry } from "./src/middleware/request_log.ts";
-import { harden } from "./src/middleware/response_headers.ts";
+import { createDoor } from "./src/middleware/door.ts";
+import type { ListenerScheme } from "./src/http/target.ts";
+import { embeddedFilePath, isEmbedded } from "./src/store/client.ts";
+import { type FileChange, type FileGuard, guardDatabaseFile } from "./src/store/file_guard.ts";
 
 export type { DatabaseConfig } from "./src/store/client.ts";
-export type { RequestLogEntry } from "./src/middleware/request_log.ts";
+export type { Outcome, RequestLogEntry } from "./src/middleware/request_log.ts";
+export type { ListenerScheme } from "./src/http/target.ts";
 export type { RateDecision, RateLimit, RateLimiter } from "./src/limits/rate.ts";
 export type { IdentityCheck, Receipt } from "./src/intake/accept.ts";
 export type { SubmissionKind, Surface } from "./src/store/store.ts";
@@ -47,7 +51,9 @@ export interface BeaconOptions {
   database?: DatabaseConfig;
   /**
    * The public origin used in the discovery document, the agent card and receipts, e.g.
-   * `https://beacon.example.com`. Default: each request's own origin. When the Beacon is mounted
+   * `https://beacon.example.com`. Default: the listener's scheme ({@linkcode ConnectionInfo}) and
+   * the request's `Host` header, validated (an invalid one is answered `400 invalid_host`), never
+   * the host of an absolute-form request target nor a forwarding header. When the Beacon is mounted
    * under a path prefix of another app (which strips the prefix before calling `fetch`), include
    * it: `https://example.com/beacon`; the published URLs then carry the prefix.
    */
@@ -74,7 +80,12 @@ export interface BeaconOptions {
    * `"forwarded"` (RFC 7239). The other is ignored.
    */
   trustedProxyHeader?: "x-forwarded-for" | "forwarded";
-  /** How long idempotency keys are remembered, in milliseconds. Default 24 hours. */
+  /**
+   * How long idempotency keys (native `Idempotency-Key`, A2A `messageId`) are remembered, in
+   * milliseconds. Default 1 hour: long enough for a client backing off up to 5 minutes between
+   * attempts to retry about 19 times, short enough that another client behind the same address
+   * has 24 times less time than with a day to probe for a receipt (docs/threat-model.md §6.21).
+   */
   idempotencyWindowMs?: number;
   /**
    * Salt for hashing source addresses. Default: a random salt generated once and kept in the
@@ -100,6 +111,11 @@ export interface BeaconOptions {
 export interface ConnectionInfo {
   /** The peer's IP address as the runtime saw it. */
   remoteAddress?: string;
+  /**
+   * The scheme the listener speaks: `https` when the entry terminates TLS itself. Default
+   * `http`. Used for the public origin when no `publicUrl` is set; never read from the request.
+   */
+  scheme?: ListenerScheme;
 }
 
 /**
@@ -122,6 +138,11 @@ export interface Beacon {
    * it cannot be opened.
    */
   ready(): Promise<StartFacts>;
+  /**
+   * The answer for a request the entry gives up on (a deadline): `503 unavailable`, through the
+   * same door as every other response (hardening headers, one log line).
+   */
+  unavailable(request: Request): Response;
   /** Durable commits and writes so far (group commit shares commits). */
   counters(): { commits: number; writes: number };
   /** Finishes queued writes and closes the database. */
@@ -133,7 +154,7 @@ const DEFAULTS = {
   maxBodyBytes: 65_536,
   bodyTimeoutMs: 10_000,
   rateLimit: "10/1m",
-  idempotencyWindowMs: 24 * 60 * 60 * 1000,
+  idempotencyWindowMs: 60 * 60 * 1000,
 } as const;
 
 function defaultRandomBytes(length: number): Uint8Array<ArrayBuffer> {
@@ -156,13 +177,49 @@ function normaliseOrigin(url: string): string {
   return parsed.origin + parsed.pathname.replace(/\/+$/, "");
 }
 
+/** Why the Beacon stopped acknowledging, as the error name its `onError` hook receives. */
+const FILE_CHANGE_ERRORS: Readonly<Record<FileChange, string>> = {
+  database_removed: "DatabaseFileRemoved",
+  database_replaced: "DatabaseFileReplaced",
+  wal_removed: "DatabaseWalRemoved",
+};
+
+/**
+ * Guards an embedded database file (src/store/file_guard.ts); reports the change once, through
+ * `onError`, with an error whose name says what happened (the message is fixed text).
+ */
+async function guardFile(
+  database: DatabaseConfig,
+  onError: BeaconOptions["onError"],
+): Promise<FileGuard | undefined> {
+  if (!isEmbedded(database.url) || /(^|[?&])mode=memory(&|$)/.test(database.url)) return;
+  const path = embeddedFilePath(database.url);
+  if (path === "" || path === ":memory:") return;
+  try {
+    return await guardDatabaseFile(path, {
+      onChange(change) {
+        const error = new Error(
+          "The database file changed under the running Beacon; it answers 503 until restarted",
+        );
+        error.name = FILE_CHANGE_ERRORS[change];
+        onError?.(error);
+      },
+    });
+  } catch (error) {
+    onError?.(error); // no permission to stat the file: run unguarded rather than not at all
+    return undefined;
+  }
+}
+
 /**
  * Creates a Beacon. The database opens in the background; `fetch` waits for it, and answers
  * `503 unavailable` while it cannot be opened (retrying on the next request).
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createBeacon } from "./mod.ts";
+ *
  * const beacon = createBeacon({ database: { url: ":memory:" }, rateLimit: "off" });
  * const response = await beacon.fetch(
  *   new Request("http://127.0.0.1/beacon/0.1/submissions", {
@@ -172,7 +229,7 @@ function normaliseOrigin(url: string): string {
  *   }),
  *   { remoteAddress: "127.0.0.1" },
  * );
- * console.log(response.status); // 202
+ * assert.equal(response.status, 202);
  * await beacon.close();
  * ```
  */
@@ -186,6 +243,11 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   const publicOrigin = options.publicUrl === undefined
     ? undefined
     : normaliseOrigin(options.publicUrl);
+  const door = createDoor(options.log, now);
+  const refuseUnavailable = (request: Request, startedAt = now()) => {
+    request.body?.cancel().catch(() => {});
+    return door.leave(request, startedAt, { code: "unavailable" }, errorResponse("unavailable"));
+  };
   const started = new Date(now());
   const documentCache = new Map<string, ReturnType<typeof prepareAll>>();
   const prepareAll = async (origin: string) => {
@@ -217,6 +279,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
     >
     | undefined;
   let closed = false;
+  let guard: FileGuard | undefined;
   let storeRef: SubmissionStore | undefined;
   let receiptPublicKey: string | undefined;
   const open = () => {
@@ -239,6 +302,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         await store.close(); // a half-opened Beacon must not keep the database open
         throw error;
       }
+      guard = await guardFile(options.database ?? DEFAULTS.database, options.onError);
       storeRef = store;
       receiptPublicKey = signingKey.publicKey;
       const intake = new Intake({
@@ -262,7 +326,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         now,
         origin: (_request, url) => publicOrigin ?? url.origin,
         documents,
-        log: options.log,
+        door,
         onError: options.onError,
       });
       const facts: StartFacts = {
@@ -279,26 +343,34 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
 
   return {
     async fetch(request, info) {
-      if (closed) return harden(errorResponse("unavailable"));
+      const startedAt = now();
+      if (closed) return refuseUnavailable(request, startedAt);
       let handle;
       try {
         ({ handle } = await open());
       } catch (error) {
         options.onError?.(error);
-        return harden(errorResponse("unavailable"));
+        return refuseUnavailable(request, startedAt);
       }
-      return handle(request, info?.remoteAddress);
+      // A database file removed or replaced under us: nothing more may be acknowledged.
+      if (guard?.tripped !== undefined) return refuseUnavailable(request, startedAt);
+      return handle(request, info?.remoteAddress, info?.scheme);
     },
     async ready() {
       return (await open()).facts;
+    },
+    unavailable(request) {
+      return refuseUnavailable(request);
     },
     counters() {
       return storeRef?.counters ?? { commits: 0, writes: 0 };
     },
     async close() {
       closed = true;
+      guard?.stop();
       if (opening === undefined) return;
       const { store } = await opening;
+      guard?.stop(); // set by an open that was still running
       await store.close();
     },
   };

@@ -7,11 +7,13 @@
  *
  * @module
  */
+import { jsonResponse } from "./http/json.ts";
 
 /** The stable error codes of beacon/0.1 (docs/protocol-0.1.md §Errors). */
 export type ErrorCode =
   | "invalid_json"
   | "invalid_message"
+  | "invalid_host"
   | "not_found"
   | "method_not_allowed"
   | "request_timeout"
@@ -25,6 +27,7 @@ export type ErrorCode =
 /** HTTP status and default human text of each code. */
 export const ERRORS: Readonly<Record<ErrorCode, { status: number; message: string }>> = {
   invalid_json: { status: 400, message: "The body is not valid JSON under the strict profile" },
+  invalid_host: { status: 400, message: "The Host header is not a valid host and port" },
   not_found: { status: 404, message: "No such resource" },
   method_not_allowed: { status: 405, message: "Method not allowed on this resource" },
   request_timeout: { status: 408, message: "The body did not arrive in time" },
@@ -85,19 +88,13 @@ export class StorageError extends Error {
   }
 }
 
-const JSON_HEADERS = { "content-type": "application/json" } as const;
-
 /** A native error body `{"error":{"code","message"}}` with the code's HTTP status. */
 export function errorResponse(
   code: ErrorCode,
   message: string = ERRORS[code].message,
   headers?: Readonly<Record<string, string>>,
 ): Response {
-  const body = JSON.stringify({ error: { code, message } });
-  return new Response(body, {
-    status: ERRORS[code].status,
-    headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS,
-  });
+  return jsonResponse(ERRORS[code].status, { error: { code, message } }, headers);
 }
 
 /** The code a thrown value maps to. Total: anything unknown is `internal`. */

@@ -2,11 +2,13 @@
  * Composes the Beacon's one fetch handler from small middleware, in the order the design asks
  * for (docs/threat-model.md explains why each step sits where it does):
  *
- * 1. request log (outermost, so it sees every answer),
- * 2. response hardening headers,
- * 3. the error boundary (total error mapping),
- * 4. source identification,
- * 5. routing: 404 / 405 / preflight, before any limit is spent or body read;
+ * 0. the trusted URL (`http/target.ts`): scheme from the listener, authority from a valid
+ *    `Host`; an invalid `Host` is `400`, an unparsable target `404`,
+ * 1. the door (outermost, so it sees every answer): hardening headers and one log line, for
+ *    answers made outside the chain too,
+ * 2. the error boundary (total error mapping),
+ * 3. source identification,
+ * 4. routing: 404 / 405 / preflight, before any limit is spent or body read;
  *    then per route: rate limit → body limit → the protocol handler.
  *
  * Every refusal up to and including the body limit happens before any parsing and touches no
@@ -21,11 +23,11 @@ import { bodyLimit } from "./middleware/body_limit.ts";
 import { compose, type Context, type Middleware } from "./middleware/compose.ts";
 import { errorBoundary } from "./middleware/error_boundary.ts";
 import { rateLimit } from "./middleware/rate_limit.ts";
-import { requestLog, type RequestLogEntry } from "./middleware/request_log.ts";
-import { responseHeaders } from "./middleware/response_headers.ts";
+import type { Door } from "./middleware/door.ts";
 import { type Route, type RouteHandler, router } from "./middleware/router.ts";
 import { type ForwardingHeader, identifySource } from "./middleware/source.ts";
 import { type CachedDocument, serveDocument } from "./http/cacheable.ts";
+import { type ListenerScheme, trustedUrl } from "./http/target.ts";
 import {
   A2A_PATH,
   CARD_PATH,
@@ -55,7 +57,8 @@ export interface HandlerParts {
     card: CachedDocument;
     schema: CachedDocument;
   }>;
-  readonly log?: (entry: RequestLogEntry) => void;
+  /** The one way out: hardening headers and the request log line. */
+  readonly door: Door;
   readonly onError?: (error: unknown) => void;
 }
 
@@ -64,15 +67,18 @@ function chain(middleware: readonly Middleware[], handler: RouteHandler): RouteH
   return compose(middleware, handler);
 }
 
-/** Builds the composed handler: `(request, remoteAddress) => Response`. */
+/** Builds the composed handler: `(request, remoteAddress, scheme) => Response`. */
 export function buildHandler(
   parts: HandlerParts,
-): (request: Request, remoteAddress: string | undefined) => Promise<Response> {
+): (
+  request: Request,
+  remoteAddress: string | undefined,
+  scheme?: ListenerScheme,
+) => Promise<Response> {
   const limited = rateLimit(parts.limiter);
   const bounded = bodyLimit(parts.maxBodyBytes, parts.bodyTimeoutMs);
   const document = (pick: "discovery" | "card" | "schema"): RouteHandler => async (context) => {
     const documents = await parts.documents(parts.origin(context.request, context.url));
-    context.log.outcome = "served";
     return serveDocument(context.request, documents[pick]);
   };
   const submit = submitHandler({ intake: parts.intake, origin: parts.origin });
@@ -99,27 +105,28 @@ export function buildHandler(
     { name: "a2a", path: A2A_PATH + "/", methods: { POST: a2a } },
   ];
   const pipeline = compose([
-    requestLog(parts.log, parts.now),
-    responseHeaders(),
+    parts.door.middleware,
     errorBoundary(parts.onError),
     identifySource(parts.trustedProxies, parts.trustedProxyHeader),
   ], router(routes));
-  return (request, remoteAddress) => {
-    let url: URL;
-    try {
-      url = new URL(request.url);
-    } catch {
-      return Promise.resolve(errorResponse("not_found"));
+  return (request, remoteAddress, scheme = "http") => {
+    const startedAt = parts.now();
+    const url = trustedUrl(request, scheme);
+    if (typeof url === "string") {
+      request.body?.cancel().catch(() => {});
+      return Promise.resolve(
+        parts.door.leave(request, startedAt, { code: url }, errorResponse(url)),
+      );
     }
     const context: Context = {
       request,
       url,
       remoteAddress,
-      startedAt: parts.now(),
+      startedAt,
       source: "unknown",
       params: {},
       body: undefined,
-      log: { outcome: "none" },
+      log: {},
     };
     return pipeline(context).then((response) => {
       // A refusal that never read the body (429, 405, 404, 413 by Content-Length) releases it, so

@@ -46,9 +46,12 @@ function render(value: unknown, origin: string): unknown {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { agentCard } from "./card.ts";
+ *
  * const card = agentCard({ origin: "https://beacon.example.com" });
- * // card.supportedInterfaces[0].url === "https://beacon.example.com/a2a/v1"
+ * const [face] = card.supportedInterfaces as { url: string }[];
+ * assert.equal(face.url, "https://beacon.example.com/a2a/v1");
  * ```
  */
 export function agentCard(facts: CardFacts): Record<string, unknown> {

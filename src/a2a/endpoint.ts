@@ -42,7 +42,10 @@ export interface A2AHandlerDependencies {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { a2aHandler } from "./endpoint.ts";
+ *
+ * assert.equal(typeof a2aHandler, "function");
  * // const handler = a2aHandler({ intake, origin: (_request, url) => url.origin });
  * ```
  */

@@ -130,8 +130,12 @@ export interface JsonRpcErrorObject {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { A2AFailure } from "./errors.ts";
- * throw new A2AFailure("taskNotFound");
+ *
+ * assert.throws(() => {
+ *   throw new A2AFailure("taskNotFound");
+ * }, A2AFailure);
  * ```
  */
 export class A2AFailure extends Error {
@@ -158,8 +162,10 @@ export class A2AFailure extends Error {
  *
  * @example
  * ```ts
- * import { invalidParams } from "./errors.ts";
- * throw invalidParams("message.messageId", "is required");
+ * import assert from "node:assert/strict";
+ * import { A2AFailure, invalidParams } from "./errors.ts";
+ *
+ * assert.ok(invalidParams("message.messageId", "is required") instanceof A2AFailure);
  * ```
  */
 export function invalidParams(field: string, problem: string): A2AFailure {
@@ -184,8 +190,10 @@ function errorObject(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { failureKindOf } from "./errors.ts";
- * failureKindOf(new TypeError("x")); // "internal"
+ *
+ * assert.equal(failureKindOf(new TypeError("x")), "internal");
  * ```
  */
 export function failureKindOf(error: unknown): FailureKind {
@@ -206,9 +214,11 @@ export function failureKindOf(error: unknown): FailureKind {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { A2AFailure, toJsonRpcError } from "./errors.ts";
- * toJsonRpcError(new A2AFailure("taskNotFound")).code; // -32001
- * toJsonRpcError(new Error("secret path /var/db")).message; // "Internal error"
+ *
+ * assert.equal(toJsonRpcError(new A2AFailure("taskNotFound")).code, -32001);
+ * assert.equal(toJsonRpcError(new Error("secret path /var/db")).message, "Internal error");
  * ```
  */
 export function toJsonRpcError(error: unknown): JsonRpcErrorObject {

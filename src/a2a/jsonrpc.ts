@@ -23,6 +23,7 @@
  * @module
  */
 import type { JsonValue } from "../json/strict_json.ts";
+import { jsonResponse } from "../http/json.ts";
 import { A2AFailure, type JsonRpcErrorObject } from "./errors.ts";
 
 /** Longest accepted string id, in Unicode code points: the bound on the only echo. */
@@ -54,9 +55,11 @@ export type EnvelopeResult =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isJsonObject } from "./jsonrpc.ts";
- * isJsonObject({}); // true
- * isJsonObject([]); // false
+ *
+ * assert.ok(isJsonObject({}));
+ * assert.ok(!isJsonObject([]));
  * ```
  */
 export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
@@ -68,8 +71,10 @@ export function isJsonObject(value: JsonValue | undefined): value is JsonObject 
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { codePointLengthWithin } from "./jsonrpc.ts";
- * codePointLengthWithin("héllo", 128); // true
+ *
+ * assert.ok(codePointLengthWithin("héllo", 128));
  * ```
  */
 export function codePointLengthWithin(text: string, limit: number): boolean {
@@ -104,9 +109,11 @@ function invalidRequest(problem: string, field?: "jsonrpc" | "id" | "method"): E
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readEnvelope } from "./jsonrpc.ts";
- * readEnvelope({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }).ok; // true
- * readEnvelope([]).ok; // false: -32600
+ *
+ * assert.ok(readEnvelope({ jsonrpc: "2.0", id: 1, method: "GetTask", params: { id: "x" } }).ok);
+ * assert.ok(!readEnvelope([]).ok); // -32600
  * ```
  */
 export function readEnvelope(body: JsonValue): EnvelopeResult {
@@ -148,8 +155,10 @@ export function readEnvelope(body: JsonValue): EnvelopeResult {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { resultBody } from "./jsonrpc.ts";
- * resultBody(1, { tasks: [] }); // { jsonrpc: "2.0", id: 1, result: { tasks: [] } }
+ *
+ * assert.deepEqual(resultBody(1, { tasks: [] }), { jsonrpc: "2.0", id: 1, result: { tasks: [] } });
  * ```
  */
 export function resultBody(id: RequestId, result: unknown): Record<string, unknown> {
@@ -161,9 +170,12 @@ export function resultBody(id: RequestId, result: unknown): Record<string, unkno
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { errorBody } from "./jsonrpc.ts";
  * import { A2AFailure, toJsonRpcError } from "./errors.ts";
- * errorBody(null, toJsonRpcError(new A2AFailure("parse")));
+ *
+ * const body = errorBody(null, toJsonRpcError(new A2AFailure("parse")));
+ * assert.equal((body.error as { code: number }).code, -32700);
  * ```
  */
 export function errorBody(
@@ -180,13 +192,12 @@ export function errorBody(
  *
  * @example
  * ```ts
- * import { rpcResponse, resultBody } from "./jsonrpc.ts";
- * rpcResponse(resultBody(1, {})).status; // 200
+ * import assert from "node:assert/strict";
+ * import { resultBody, rpcResponse } from "./jsonrpc.ts";
+ *
+ * assert.equal(rpcResponse(resultBody(1, {})).status, 200);
  * ```
  */
 export function rpcResponse(body: Record<string, unknown>): Response {
-  return new Response(JSON.stringify(body), {
-    status: 200,
-    headers: { "content-type": "application/json" },
-  });
+  return jsonResponse(200, body);
 }

@@ -52,7 +52,7 @@ export interface MethodOutcome {
   /** The JSON-RPC `result`. */
   readonly result: unknown;
   /** `accepted`, `replayed` or `served`. */
-  readonly outcome: string;
+  readonly outcome: "accepted" | "replayed" | "served";
   /** The receipt id the request concerned, when it stored or found one. */
   readonly receiptId?: string;
 }
@@ -213,8 +213,10 @@ export const LEGACY_METHODS: ReadonlyMap<string, string> = new Map([
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { methodFor } from "./methods.ts";
- * typeof methodFor("GetTask"); // "function"
+ *
+ * assert.equal(typeof methodFor("GetTask"), "function");
  * ```
  */
 export function methodFor(name: string): Method {

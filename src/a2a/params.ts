@@ -145,9 +145,11 @@ const RFC3339 =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isRfc3339 } from "./params.ts";
- * isRfc3339("2026-01-01T00:00:00Z"); // true
- * isRfc3339("2026-02-30T00:00:00Z"); // false
+ *
+ * assert.ok(isRfc3339("2026-01-01T00:00:00Z"));
+ * assert.ok(!isRfc3339("2026-02-30T00:00:00Z"));
  * ```
  */
 export function isRfc3339(text: string): boolean {

@@ -20,9 +20,11 @@ import { agentCard } from "./card.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { originOf } from "./print_card.ts";
- * originOf("https://beacon.example.com/"); // "https://beacon.example.com"
- * originOf("https://beacon.example.com/a2a"); // undefined
+ *
+ * assert.equal(originOf("https://beacon.example.com/"), "https://beacon.example.com");
+ * assert.equal(originOf("https://beacon.example.com/a2a"), undefined);
  * ```
  */
 export function originOf(argument: string | undefined): string | undefined {
@@ -40,8 +42,10 @@ export function originOf(argument: string | undefined): string | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { cardText } from "./print_card.ts";
- * cardText("https://beacon.example.com").endsWith("}\n"); // true
+ *
+ * assert.ok(cardText("https://beacon.example.com").endsWith("}\n"));
  * ```
  */
 export function cardText(origin: string): string {

@@ -116,11 +116,13 @@ function checkPart(value: JsonValue, path: string): { content: PartContent; part
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { checkSendMessage } from "./send_message.ts";
+ *
  * const checked = checkSendMessage({
  *   message: { messageId: "m-1", role: "ROLE_USER", parts: [{ text: "Hello" }] },
  * });
- * checked.messageId; // "m-1"
+ * assert.equal(checked.messageId, "m-1");
  * ```
  */
 export function checkSendMessage(params: JsonObject | undefined): CheckedSendMessage {
@@ -177,11 +179,13 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { checkSendMessage, mapContent } from "./send_message.ts";
+ *
  * const checked = checkSendMessage({
  *   message: { messageId: "m-1", role: "ROLE_USER", parts: [{ text: "Hello" }] },
  * });
- * mapContent(checked).kind; // "unstructured"
+ * assert.equal(mapContent(checked).kind, "unstructured");
  * ```
  */
 export function mapContent(checked: CheckedSendMessage): MappedContent {
@@ -239,7 +243,10 @@ export function mapContent(checked: CheckedSendMessage): MappedContent {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { refuseContinuation } from "./send_message.ts";
+ *
+ * assert.equal(typeof refuseContinuation, "function");
  * // await refuseContinuation({ taskId: undefined, contextId: undefined }, intake); // resolves
  * ```
  */
@@ -294,9 +301,12 @@ export interface SendMessageOutcome {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sendMessage } from "./send_message.ts";
+ *
+ * assert.equal(typeof sendMessage, "function");
  * // const { result } = await sendMessage(params, { intake, origin, source });
- * // result.task.status; // { state: "TASK_STATE_SUBMITTED", timestamp: "…Z" }
+ * // result.task.status: { state: "TASK_STATE_SUBMITTED", timestamp: "…Z" }
  * ```
  */
 export async function sendMessage(

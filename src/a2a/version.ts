@@ -38,9 +38,11 @@ const NAMEABLE = /^\d{1,3}(?:\.\d{1,3}){0,2}$/;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { requestedVersion } from "./version.ts";
+ *
  * const url = new URL("http://127.0.0.1/a2a/v1?A2A-Version=1.0");
- * requestedVersion(new Request(url), url); // "1.0"
+ * assert.equal(requestedVersion(new Request(url), url), "1.0");
  * ```
  */
 export function requestedVersion(request: Request, url: URL): string | undefined {
@@ -62,9 +64,11 @@ export function requestedVersion(request: Request, url: URL): string | undefined
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isSupportedVersion } from "./version.ts";
- * isSupportedVersion("1.0.3"); // true
- * isSupportedVersion("0.3"); // false
+ *
+ * assert.ok(isSupportedVersion("1.0.3"));
+ * assert.ok(!isSupportedVersion("0.3"));
  * ```
  */
 export function isSupportedVersion(version: string | undefined): boolean {
@@ -78,9 +82,11 @@ export function isSupportedVersion(version: string | undefined): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { checkVersion } from "./version.ts";
+ *
  * const url = new URL("http://127.0.0.1/a2a/v1");
- * checkVersion(new Request(url, { headers: { "A2A-Version": "1.0" } }), url); // no throw
+ * assert.doesNotThrow(() => checkVersion(new Request(url, { headers: { "A2A-Version": "1.0" } }), url));
  * ```
  */
 export function checkVersion(request: Request, url: URL): void {

@@ -251,17 +251,23 @@ export class Intake {
     if (storedDigest !== digest || first.receipt.kind !== kind) {
       throw new BeaconError("idempotency_key_reused");
     }
-    // Ed25519 signatures are deterministic (RFC 8032 §5.1.6): signing again gives the same one.
+    // Signed alone: Ed25519 signatures are deterministic (RFC 8032 §5.1.6), so a first receipt
+    // signed in the single form is replayed byte for byte.
     return {
-      receipt: await this.#signed(first.receipt),
+      receipt: await this.#signed(first.receipt, "alone"),
       contextId: first.contextId,
       replayed: true,
     };
   }
 
-  async #signed(receipt: Receipt): Promise<Receipt> {
-    if (this.#signer === undefined || receipt.signature !== undefined) return receipt;
-    const { signature, batch } = await this.#signer.write(receipt);
+  async #signed(receipt: Receipt, how: "batched" | "alone" = "batched"): Promise<Receipt> {
+    const sign = this.#options.signReceipts;
+    if (sign === undefined || this.#signer === undefined || receipt.signature !== undefined) {
+      return receipt;
+    }
+    const { signature, batch } = how === "alone"
+      ? (await sign([receipt]))[0]
+      : await this.#signer.write(receipt);
     return batch === undefined ? { ...receipt, signature } : { ...receipt, signature, batch };
   }
 

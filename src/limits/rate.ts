@@ -35,9 +35,11 @@ const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseRateLimit } from "./rate.ts";
- * parseRateLimit("10/1m"); // { count: 10, periodMs: 60000 }
- * parseRateLimit("off"); // undefined
+ *
+ * assert.deepEqual(parseRateLimit("10/1m"), { count: 10, periodMs: 60000 });
+ * assert.equal(parseRateLimit("off"), undefined);
  * ```
  */
 export function parseRateLimit(text: string): RateLimit | undefined {

@@ -50,8 +50,10 @@ import type { BeaconMessage } from "./schema.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SIGNING_CONTEXT } from "./canonical.ts";
- * console.log(JSON.stringify(SIGNING_CONTEXT)); // "beacon/0.1 message\n"
+ *
+ * assert.equal(SIGNING_CONTEXT, "beacon/0.1 message\n");
  * ```
  */
 export const SIGNING_CONTEXT = "beacon/0.1 message\n";
@@ -70,8 +72,10 @@ export const SIGNING_CONTEXT = "beacon/0.1 message\n";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { canonicalJson } from "./canonical.ts";
- * canonicalJson({ b: "x", a: [true, null, 1.5] }); // '{"a":[true,null,1.5],"b":"x"}'
+ *
+ * assert.equal(canonicalJson({ b: "x", a: [true, null, 1.5] }), '{"a":[true,null,1.5],"b":"x"}');
  * ```
  */
 export function canonicalJson(value: unknown): string {
@@ -117,7 +121,9 @@ export function canonicalJson(value: unknown): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { canonicalMessageBytes } from "./canonical.ts";
+ *
  * const bytes = canonicalMessageBytes({
  *   beacon: "0.1",
  *   subject: "Hi",
@@ -125,8 +131,10 @@ export function canonicalJson(value: unknown): string {
  *   intent: "other",
  *   sender: { name: "A" },
  * });
- * new TextDecoder().decode(bytes);
- * // 'beacon/0.1 message\n{"beacon":"0.1","body":"Hello","intent":"other","sender":{"name":"A"},"subject":"Hi"}'
+ * assert.equal(
+ *   new TextDecoder().decode(bytes),
+ *   'beacon/0.1 message\n{"beacon":"0.1","body":"Hello","intent":"other","sender":{"name":"A"},"subject":"Hi"}',
+ * );
  * ```
  */
 export function canonicalMessageBytes(message: BeaconMessage): Uint8Array<ArrayBuffer> {

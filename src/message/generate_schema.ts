@@ -19,8 +19,10 @@ import { messageJsonSchema } from "./schema.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MESSAGE_SCHEMA_URL } from "./generate_schema.ts";
- * MESSAGE_SCHEMA_URL.pathname.endsWith("/schemas/message.schema.json"); // true
+ *
+ * assert.ok(MESSAGE_SCHEMA_URL.pathname.endsWith("/schemas/message.schema.json"));
  * ```
  */
 export const MESSAGE_SCHEMA_URL: URL = new URL(
@@ -36,8 +38,10 @@ export const MESSAGE_SCHEMA_URL: URL = new URL(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderMessageSchema } from "./generate_schema.ts";
- * JSON.parse(renderMessageSchema()).title; // "beacon/0.1 message"
+ *
+ * assert.equal(JSON.parse(renderMessageSchema()).title, "beacon/0.1 message");
  * ```
  */
 export function renderMessageSchema(): string {

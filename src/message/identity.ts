@@ -27,8 +27,11 @@ import type { BeaconMessage } from "./schema.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { IdentityCheck } from "./identity.ts";
+ *
  * const seen: IdentityCheck = { fingerprint: "sha256:" + "0".repeat(64), verified: false };
+ * assert.equal(seen.verified, false);
  * ```
  */
 export type IdentityCheck = { fingerprint: string; verified: boolean };
@@ -45,8 +48,10 @@ const ED25519_SIGNATURE_BYTES = 64;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { keyFingerprint } from "./identity.ts";
- * await keyFingerprint(new Uint8Array(32)); // "sha256:66687aadf862bd77..."
+ *
+ * assert.match(await keyFingerprint(new Uint8Array(32)), /^sha256:66687aadf862bd77[0-9a-f]{48}$/);
  * ```
  */
 export async function keyFingerprint(rawPublicKey: Uint8Array<ArrayBuffer>): Promise<string> {
@@ -68,10 +73,12 @@ export async function keyFingerprint(rawPublicKey: Uint8Array<ArrayBuffer>): Pro
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { checkIdentity } from "./identity.ts";
  * import { exampleMessages } from "./schema.ts";
- * await checkIdentity(exampleMessages[0]); // undefined: unsigned
- * await checkIdentity(exampleMessages[1]); // { fingerprint: "sha256:…", verified: true }
+ *
+ * assert.equal(await checkIdentity(exampleMessages[0]), undefined); // unsigned
+ * assert.equal((await checkIdentity(exampleMessages[1]))?.verified, true);
  * ```
  */
 export async function checkIdentity(message: BeaconMessage): Promise<IdentityCheck | undefined> {
@@ -120,7 +127,9 @@ export async function checkIdentity(message: BeaconMessage): Promise<IdentityChe
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { checkIdentity, signMessage } from "./identity.ts";
+ *
  * const keys = await crypto.subtle.generateKey("Ed25519", false, ["sign", "verify"]);
  * const signed = await signMessage({
  *   beacon: "0.1",
@@ -129,7 +138,7 @@ export async function checkIdentity(message: BeaconMessage): Promise<IdentityChe
  *   intent: "other",
  *   sender: { name: "A" },
  * }, keys as CryptoKeyPair);
- * (await checkIdentity(signed))?.verified; // true
+ * assert.equal((await checkIdentity(signed))?.verified, true);
  * ```
  */
 export async function signMessage(

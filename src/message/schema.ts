@@ -227,10 +227,17 @@ const IdentitySchema = v.pipe(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import * as v from "valibot";
  * import { MessageSchema } from "./schema.ts";
- * v.is(MessageSchema, { beacon: "0.1", subject: "Hi", body: "Hello", intent: "other",
- *   sender: { name: "A" } }); // true
+ *
+ * assert.ok(v.is(MessageSchema, {
+ *   beacon: "0.1",
+ *   subject: "Hi",
+ *   body: "Hello",
+ *   intent: "other",
+ *   sender: { name: "A" },
+ * }));
  * ```
  */
 export const MessageSchema = v.pipe(
@@ -291,7 +298,9 @@ export const MessageSchema = v.pipe(
  *
  * @example
  * ```ts
- * import type { BeaconMessage } from "./schema.ts";
+ * import assert from "node:assert/strict";
+ * import { type BeaconMessage, checkMessage } from "./schema.ts";
+ *
  * const message: BeaconMessage = {
  *   beacon: "0.1",
  *   subject: "Hello",
@@ -299,6 +308,7 @@ export const MessageSchema = v.pipe(
  *   intent: "introduction",
  *   sender: { name: "Example agent" },
  * };
+ * assert.ok(checkMessage(message).ok);
  * ```
  */
 export type BeaconMessage = v.InferOutput<typeof MessageSchema>;
@@ -310,8 +320,11 @@ export type BeaconMessage = v.InferOutput<typeof MessageSchema>;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { MessageCheck } from "./schema.ts";
+ *
  * const refused: MessageCheck = { ok: false, field: "subject", problem: "is required" };
+ * assert.equal(refused.ok, false);
  * ```
  */
 export type MessageCheck =
@@ -335,9 +348,13 @@ const PARSE_CONFIG: v.Config<v.InferIssue<typeof MessageSchema>> = { abortEarly:
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { checkMessage } from "./schema.ts";
- * checkMessage({ beacon: "0.1", subject: "Hi", body: "Hello", intent: "other" });
- * // { ok: false, field: "sender", problem: "is required" }
+ *
+ * assert.deepEqual(
+ *   checkMessage({ beacon: "0.1", subject: "Hi", body: "Hello", intent: "other" }),
+ *   { ok: false, field: "sender", problem: "is required" },
+ * );
  * ```
  */
 export function checkMessage(value: unknown): MessageCheck {
@@ -368,8 +385,10 @@ export function checkMessage(value: unknown): MessageCheck {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { checkMessage, exampleMessages } from "./schema.ts";
- * exampleMessages.every((message) => checkMessage(message).ok); // true
+ *
+ * assert.ok(exampleMessages.every((message) => checkMessage(message).ok));
  * ```
  */
 export const exampleMessages: readonly BeaconMessage[] = deepFreeze([
@@ -426,8 +445,10 @@ function deepFreeze<T>(value: T): T {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { messageJsonSchema } from "./schema.ts";
- * messageJsonSchema().title; // "beacon/0.1 message"
+ *
+ * assert.equal(messageJsonSchema().title, "beacon/0.1 message");
  * ```
  */
 export function messageJsonSchema(): Record<string, unknown> {

@@ -134,7 +134,8 @@ export function bodyLimit(maxBytes: number, timeoutMs: number): Middleware {
   return async (context: Context, next) => {
     const body = await readBodyWithin(context.request, maxBytes, timeoutMs);
     if (typeof body === "string") {
-      context.log.outcome = "refused";
+      // A body the client broke off is its doing, not a fault of ours, although it is a 503.
+      if (body === "unavailable") context.log.outcome = "refused";
       context.log.code = body;
       // The rest of the body is never read, so the connection cannot carry another request; the
       // HTTP servers we run on answer `Connection: close` themselves (RFC 9112 §9.6).

@@ -25,10 +25,21 @@ export interface Context {
   log: RequestLog;
 }
 
+/**
+ * What became of a request, for the operator's log: `accepted` (a new submission stored),
+ * `replayed` (an idempotent retry answered with the earlier receipt), `served` (a document,
+ * status or preflight), `refused` (an expected refusal) or `failed` (an unexpected error or
+ * unavailable storage).
+ */
+export type Outcome = "accepted" | "replayed" | "served" | "refused" | "failed";
+
 /** One request's log fields, filled in along the chain. */
 export interface RequestLog {
-  /** A short outcome such as `accepted`, `refused`, `served`. */
-  outcome: string;
+  /**
+   * Set only where the status cannot tell (a JSON-RPC refusal inside a `200`, a `202` that
+   * replayed); otherwise the door derives it from the status (`outcomeOf`).
+   */
+  outcome?: Outcome;
   /** The stable error code or JSON-RPC code, for refusals. */
   code?: string | number;
   /** The receipt id, for accepted submissions. */

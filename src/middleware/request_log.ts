@@ -1,10 +1,13 @@
 /**
  * One log entry per request for the operator: route, status, outcome, receipt id, body size and
- * latency. Never content, never a raw address (only whether it was known), never headers.
+ * latency. Never content, never a raw address (only whether it was known), never headers. The
+ * entry is written by the door (`door.ts`), the one way out of the Beacon.
  *
  * @module
  */
-import type { Middleware } from "./compose.ts";
+import type { Outcome, RequestLog } from "./compose.ts";
+
+export type { Outcome } from "./compose.ts";
 
 /** What the log hook receives for each request. */
 export interface RequestLogEntry {
@@ -16,8 +19,8 @@ export interface RequestLogEntry {
   method: string;
   /** Response status. */
   status: number;
-  /** `accepted`, `served`, `refused` or `failed`. */
-  outcome: string;
+  /** What became of the request. */
+  outcome: Outcome;
   /** Error code (native string or JSON-RPC number) for refusals. */
   code?: string | number;
   /** The receipt id for accepted submissions. */
@@ -28,30 +31,49 @@ export interface RequestLogEntry {
   ms: number;
 }
 
-/** Calls `log` with one entry per request, after the response is ready. */
-export function requestLog(
-  log: ((entry: RequestLogEntry) => void) | undefined,
-  now: () => number,
-): Middleware {
-  if (log === undefined) return (_context, next) => next();
-  return async (context, next) => {
-    const response = await next();
-    const entry: RequestLogEntry = {
-      time: new Date(context.startedAt).toISOString(),
-      route: context.log.route ?? "none",
-      method: context.request.method,
-      status: response.status,
-      outcome: context.log.outcome,
-      bytes: context.body?.byteLength ?? 0,
-      ms: Math.round((now() - context.startedAt) * 10) / 10,
-    };
-    if (context.log.code !== undefined) entry.code = context.log.code;
-    if (context.log.receiptId !== undefined) entry.receiptId = context.log.receiptId;
-    try {
-      log(entry);
-    } catch {
-      // Logging must never change an answer.
-    }
-    return response;
+/**
+ * The outcome a status implies: below 400 `served`, 4xx `refused`, 5xx `failed`. Handlers set
+ * an outcome only where the status says less (`accepted`, `replayed`, a JSON-RPC refusal in a
+ * `200`, a `503` for a body the client broke off).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { outcomeOf } from "./request_log.ts";
+ *
+ * assert.equal(outcomeOf(304, {}), "served");
+ * assert.equal(outcomeOf(404, {}), "refused");
+ * assert.equal(outcomeOf(503, {}), "failed");
+ * assert.equal(outcomeOf(202, { outcome: "replayed" }), "replayed");
+ * ```
+ */
+export function outcomeOf(status: number, log: RequestLog): Outcome {
+  if (log.outcome !== undefined) return log.outcome;
+  if (status < 400) return "served";
+  return status < 500 ? "refused" : "failed";
+}
+
+/** The facts of one request the log entry is made of. */
+export interface Departure {
+  readonly request: Request;
+  readonly startedAt: number;
+  readonly log: RequestLog;
+  readonly bytes: number;
+}
+
+/** The log entry for a request that is answered `status` at time `now`. */
+export function logEntry(departure: Departure, status: number, now: number): RequestLogEntry {
+  const { log, startedAt } = departure;
+  const entry: RequestLogEntry = {
+    time: new Date(startedAt).toISOString(),
+    route: log.route ?? "none",
+    method: departure.request.method,
+    status,
+    outcome: outcomeOf(status, log),
+    bytes: departure.bytes,
+    ms: Math.round((now - startedAt) * 10) / 10,
   };
+  if (log.code !== undefined) entry.code = log.code;
+  if (log.receiptId !== undefined) entry.receiptId = log.receiptId;
+  return entry;
 }

@@ -1,5 +1,6 @@
 /**
- * Hardening headers on every response, set in one place so no route can forget them.
+ * Hardening headers on every response, set in one place so no route can forget them: the door
+ * (`door.ts`), the one way every response leaves the Beacon, applies them.
  *
  * - `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src 'none'`: a
  *   response is data, never a document a browser should render or run.
@@ -11,8 +12,6 @@
  *
  * @module
  */
-import type { Middleware } from "./compose.ts";
-
 const FIXED: ReadonlyArray<readonly [string, string]> = [
   ["x-content-type-options", "nosniff"],
   ["content-security-policy", "default-src 'none'; frame-ancestors 'none'"],
@@ -27,9 +26,4 @@ export function harden(response: Response): Response {
   for (const [name, value] of FIXED) headers.set(name, value);
   if (!headers.has("cache-control")) headers.set("cache-control", "no-store");
   return response;
-}
-
-/** Adds the hardening headers to whatever the rest of the chain answered. */
-export function responseHeaders(): Middleware {
-  return async (_context, next) => harden(await next());
 }

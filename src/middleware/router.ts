@@ -78,7 +78,6 @@ export function router(routes: readonly Route[]): RouteHandler {
           : response;
       }
       if (method === "OPTIONS") {
-        context.log.outcome = "served";
         return new Response(null, {
           status: 204,
           headers: {
@@ -89,11 +88,9 @@ export function router(routes: readonly Route[]): RouteHandler {
           },
         });
       }
-      context.log.outcome = "refused";
       context.log.code = "method_not_allowed";
       return errorResponse("method_not_allowed", undefined, { allow: route.allow });
     }
-    context.log.outcome = "refused";
     context.log.code = "not_found";
     return errorResponse("not_found");
   };

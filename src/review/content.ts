@@ -113,8 +113,10 @@ function asMessage(value: unknown): MessageView | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { interpretContent } from "./content.ts";
- * interpretContent("text/plain; charset=utf-8", new TextEncoder().encode("hi")).form; // "text"
+ *
+ * assert.equal(interpretContent("text/plain; charset=utf-8", new TextEncoder().encode("hi")).form, "text");
  * ```
  */
 export function interpretContent(contentType: string, content: Uint8Array): ContentView {
@@ -279,9 +281,11 @@ class Renderer {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { interpretContent, renderContent } from "./content.ts";
+ *
  * const view = interpretContent("text/plain", new TextEncoder().encode("a\u202Eb"));
- * renderContent(view, 100).findings.summary(); // "warning: 1 bidi control shown escaped"
+ * assert.equal(renderContent(view, 100).findings.summary(), "warning: 1 bidi control shown escaped");
  * ```
  */
 export function renderContent(view: ContentView, width: number): RenderedContent {

@@ -47,8 +47,10 @@ export interface ReviewDatabase {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { databaseConfig } from "./database.ts";
- * databaseConfig(undefined, () => undefined).url; // "file:data/beacon.db"
+ *
+ * assert.equal(databaseConfig(undefined, () => undefined).url, "file:data/beacon.db");
  * ```
  */
 export function databaseConfig(

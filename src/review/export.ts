@@ -48,8 +48,10 @@ export const EXPORT_PAGE_SIZE = 500;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { base64 } from "./export.ts";
- * base64(new Uint8Array([0xff, 0xfe])); // "//4="
+ *
+ * assert.equal(base64(new Uint8Array([0xff, 0xfe])), "//4=");
  * ```
  */
 export function base64(bytes: Uint8Array): string {

@@ -79,8 +79,13 @@ export async function writeAll(writer: ByteWriter, bytes: Uint8Array): Promise<v
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { textOutput } from "./io.ts";
- * await textOutput(Deno.stdout).line("hello");
+ *
+ * const written: Uint8Array[] = [];
+ * const writer = { write: (bytes: Uint8Array) => Promise.resolve(written.push(bytes.slice()) && bytes.length) };
+ * await textOutput(writer).line("hello\u001B[2J");
+ * assert.equal(new TextDecoder().decode(written[0]), "hello\\u001B[2J\n");
  * ```
  */
 export function textOutput(writer: ByteWriter): Output {
@@ -96,10 +101,13 @@ export function textOutput(writer: ByteWriter): Output {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Progress } from "./io.ts";
- * const progress = new Progress(undefined, "export", 10);
+ *
+ * const progress = new Progress(undefined, "export", 10); // no writer: draws nothing
  * await progress.update(5);
  * await progress.finish();
+ * assert.ok(progress instanceof Progress);
  * ```
  */
 export class Progress {
@@ -153,8 +161,10 @@ export class Progress {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { progressLine } from "./io.ts";
- * progressLine("export", 1, 4); // "export [#####---------------] 1/4 25%"
+ *
+ * assert.equal(progressLine("export", 1, 4), "export [#####---------------] 1/4 25%");
  * ```
  */
 export function progressLine(label: string, done: number, total: number): string {

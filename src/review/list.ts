@@ -38,8 +38,10 @@ export const LIST_OPTIONS = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { shortSize } from "./list.ts";
- * shortSize(1536); // "1.5K"
+ *
+ * assert.equal(shortSize(1536), "1.5K");
  * ```
  */
 export function shortSize(bytes: number): string {
@@ -58,8 +60,10 @@ export function shortSize(bytes: number): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { typeColumn } from "./list.ts";
- * typeColumn("a2a", "unstructured"); // "a2a/text"
+ *
+ * assert.equal(typeColumn("a2a", "unstructured"), "a2a/text");
  * ```
  */
 export function typeColumn(surface: string, kind: string): string {

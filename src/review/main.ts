@@ -119,9 +119,11 @@ ${COMMON_HELP}
  * @returns The exit status.
  *
  * @example
- * ```ts
- * import { main, denoContext } from "./main.ts";
+ * ```ts ignore
+ * import { denoContext, main } from "./main.ts";
+ *
  * const status = await main(["list", "--limit", "5"], denoContext());
+ * if (status !== 0) throw new Error(`review list exited with ${status}`);
  * ```
  */
 export async function main(args: string[], context: Context): Promise<number> {

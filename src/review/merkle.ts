@@ -48,8 +48,10 @@ async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayB
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { emptyRoot } from "./merkle.ts";
- * (await emptyRoot()).length; // 32
+ *
+ * assert.equal((await emptyRoot()).length, 32);
  * ```
  */
 export async function emptyRoot(): Promise<Uint8Array<ArrayBuffer>> {
@@ -64,8 +66,12 @@ export async function emptyRoot(): Promise<Uint8Array<ArrayBuffer>> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { leafHash } from "./merkle.ts";
- * await leafHash(new Uint8Array()); // SHA-256 of the single byte 0x00: 6e340b9c…
+ *
+ * // SHA-256 of the single byte 0x00 (RFC 9162 §2.1.1)
+ * const hex = Array.from(await leafHash(new Uint8Array()), (b) => b.toString(16).padStart(2, "0"));
+ * assert.ok(hex.join("").startsWith("6e340b9c"));
  * ```
  */
 export async function leafHash(data: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
@@ -84,9 +90,11 @@ export async function leafHash(data: Uint8Array): Promise<Uint8Array<ArrayBuffer
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { leafHash, nodeHash } from "./merkle.ts";
+ *
  * const a = await leafHash(new Uint8Array([1]));
- * (await nodeHash(a, a)).length; // 32
+ * assert.equal((await nodeHash(a, a)).length, 32);
  * ```
  */
 export async function nodeHash(
@@ -110,8 +118,11 @@ export async function nodeHash(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { leafHash, merkleRoot } from "./merkle.ts";
- * await merkleRoot([await leafHash(new Uint8Array())]); // 6e340b9c…
+ *
+ * const leaf = await leafHash(new Uint8Array());
+ * assert.deepEqual(await merkleRoot([leaf]), leaf); // a one-leaf tree's root is its leaf: 6e340b9c…
  * ```
  */
 export async function merkleRoot(leaves: readonly Uint8Array[]): Promise<Uint8Array<ArrayBuffer>> {
@@ -130,11 +141,13 @@ export async function merkleRoot(leaves: readonly Uint8Array[]): Promise<Uint8Ar
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { leafHash, MerkleAccumulator } from "./merkle.ts";
+ *
  * const tree = new MerkleAccumulator();
  * await tree.append(await leafHash(new Uint8Array([1])));
- * tree.size; // 1
- * (await tree.root()).length; // 32
+ * assert.equal(tree.size, 1);
+ * assert.equal((await tree.root()).length, 32);
  * ```
  */
 export class MerkleAccumulator {
@@ -199,11 +212,19 @@ export interface LeafFields {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { submissionLeafData } from "./merkle.ts";
- * new TextDecoder().decode(submissionLeafData({
- *   seq: 1, id: "a", receivedAt: "2025-06-01T00:00:00.000Z", digest: "sha256:00",
- * }));
- * // '{"digest":"sha256:00","id":"a","receivedAt":"2025-06-01T00:00:00.000Z","seq":1}'
+ *
+ * const data = submissionLeafData({
+ *   seq: 1,
+ *   id: "a",
+ *   receivedAt: "2025-06-01T00:00:00.000Z",
+ *   digest: "sha256:00",
+ * });
+ * assert.equal(
+ *   new TextDecoder().decode(data),
+ *   '{"digest":"sha256:00","id":"a","receivedAt":"2025-06-01T00:00:00.000Z","seq":1}',
+ * );
  * ```
  */
 export function submissionLeafData(row: LeafFields): Uint8Array<ArrayBuffer> {

@@ -41,9 +41,13 @@ export type OptionValues = Record<string, string | boolean | string[] | boolean[
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { normaliseArgs } from "./options.ts";
- * normaliseArgs(["-AbC", "--note", "-x"], { note: { type: "string" } });
- * // ["--note=-x", "--", "-AbC"]
+ *
+ * assert.deepEqual(
+ *   normaliseArgs(["-AbC", "--note", "-x"], { note: { type: "string" } }),
+ *   ["--note=-x", "--", "-AbC"],
+ * );
  * ```
  */
 export function normaliseArgs(
@@ -151,8 +155,10 @@ const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseSince } from "./options.ts";
- * parseSince("2025-06-01", Date.now()); // "2025-06-01T00:00:00.000Z"
+ *
+ * assert.equal(parseSince("2025-06-01", Date.now()), "2025-06-01T00:00:00.000Z");
  * ```
  */
 export function parseSince(value: string, now: number): string {

@@ -79,10 +79,12 @@ const FINDING_NAMES: Record<FindingKind, readonly [string, string]> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Findings, safeText } from "./render.ts";
+ *
  * const findings = new Findings();
  * safeText("a\u202Eb\u001B[31m", findings);
- * findings.summary(); // "warning: 1 escape sequence, 1 bidi control shown escaped"
+ * assert.equal(findings.summary(), "warning: 1 escape sequence, 1 bidi control shown escaped");
  * ```
  */
 export class Findings {
@@ -244,8 +246,10 @@ function isCombining(cp: number): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { codePointWidth } from "./render.ts";
- * codePointWidth("界".codePointAt(0)!); // 2
+ *
+ * assert.equal(codePointWidth("界".codePointAt(0)!), 2);
  * ```
  */
 export function codePointWidth(cp: number): number {
@@ -262,8 +266,10 @@ export function codePointWidth(cp: number): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { escapeCodePoint } from "./render.ts";
- * escapeCodePoint(0x202e); // "\\u202E"
+ *
+ * assert.equal(escapeCodePoint(0x202e), "\\u202E");
  * ```
  */
 export function escapeCodePoint(cp: number): string {
@@ -435,9 +441,11 @@ function tokenize(text: string, findings: Findings, options: RenderOptions): Tok
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { safeText } from "./render.ts";
- * safeText("evil\u202Etxt.exe"); // "evil\\u202Etxt.exe"
- * safeText("see https://example.com"); // "see https[:]//example.com"
+ *
+ * assert.equal(safeText("evil\u202Etxt.exe"), "evil\\u202Etxt.exe");
+ * assert.equal(safeText("see https://example.com"), "see https[:]//example.com");
  * ```
  */
 export function safeText(
@@ -456,8 +464,10 @@ export function safeText(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { displayWidth } from "./render.ts";
- * displayWidth("ab界"); // 4
+ *
+ * assert.equal(displayWidth("ab界"), 4);
  * ```
  */
 export function displayWidth(safe: string): number {
@@ -475,8 +485,10 @@ export function displayWidth(safe: string): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { truncate } from "./render.ts";
- * truncate("abcdef", 4); // "abc…"
+ *
+ * assert.equal(truncate("abcdef", 4), "abc…");
  * ```
  */
 export function truncate(safe: string, width: number): string {
@@ -504,8 +516,10 @@ export function truncate(safe: string, width: number): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { safeExcerpt } from "./render.ts";
- * safeExcerpt("Hello\n\nworld, and more", 12); // "Hello world…"
+ *
+ * assert.equal(safeExcerpt("Hello\n\nworld, and more", 12), "Hello world…");
  * ```
  */
 export function safeExcerpt(
@@ -555,8 +569,12 @@ export interface BlockOptions extends RenderOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Findings, safeBlock } from "./render.ts";
- * safeBlock("one two three", new Findings(), { width: 20, indent: "> " }); // ["> one two three"]
+ *
+ * assert.deepEqual(safeBlock("one two three", new Findings(), { width: 20, indent: "> " }), [
+ *   "> one two three",
+ * ]);
  * ```
  */
 export function safeBlock(text: string, findings: Findings, options: BlockOptions): string[] {
@@ -640,8 +658,10 @@ function wrapTokens(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { safeJson } from "./render.ts";
- * safeJson({ subject: "a\u202Eb" }); // '{"subject":"a\\u202eb"}'
+ *
+ * assert.equal(safeJson({ subject: "a\u202Eb" }), '{"subject":"a\\u202eb"}');
  * ```
  */
 export function safeJson(value: unknown, space?: number): string {
@@ -682,9 +702,11 @@ export function safeJson(value: unknown, space?: number): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isSafeOutput } from "./render.ts";
- * isSafeOutput("fine\n"); // true
- * isSafeOutput("\u001B[2J"); // false
+ *
+ * assert.ok(isSafeOutput("fine\n"));
+ * assert.ok(!isSafeOutput("\u001B[2J"));
  * ```
  */
 export function isSafeOutput(text: string): boolean {
@@ -706,8 +728,10 @@ export function isSafeOutput(text: string): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sanitizeOutput } from "./render.ts";
- * sanitizeOutput("ok\n\u001B]0;title\u0007"); // "ok\n\\u001B]0;title\\u0007"
+ *
+ * assert.equal(sanitizeOutput("ok\n\u001B]0;title\u0007"), "ok\n\\u001B]0;title\\u0007");
  * ```
  */
 export function sanitizeOutput(text: string): string {

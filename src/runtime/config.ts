@@ -9,7 +9,7 @@
  * | `HOSTNAME` | address to listen on | `0.0.0.0` |
  * | `BEACON_DATABASE_URL` | libSQL URL | `file:data/beacon.db` |
  * | `BEACON_DATABASE_AUTH_TOKEN` | Turso / sqld token | none |
- * | `BEACON_PUBLIC_URL` | public origin for documents and receipts | the request's origin |
+ * | `BEACON_PUBLIC_URL` | public origin for documents and receipts | the listener's scheme and a valid `Host` |
  * | `BEACON_RATE_LIMIT` | `10/1m` syntax or `off` | `10/1m` |
  * | `BEACON_RATE_LIMIT_STORE` | `memory` (one process) or `database` (shared by instances) | `memory` |
  * | `BEACON_TRUSTED_PROXY_HEADER` | `x-forwarded-for` or `forwarded`, the one the proxies write | `x-forwarded-for` |
@@ -131,11 +131,26 @@ export function configFromEnvironment(read: (name: string) => string | undefined
 }
 
 /**
+ * The warning a server prints at start when `BEACON_PUBLIC_URL` is unset and it listens on a
+ * non-loopback address: the origin in documents and receipts then comes from each request's
+ * (validated) `Host` header, which a client chooses. Undefined when there is nothing to warn of.
+ */
+export function publicUrlWarning(config: ServerConfig): string | undefined {
+  if (config.options.publicUrl !== undefined) return undefined;
+  const host = config.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  if (host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host)) return undefined;
+  return "BEACON_PUBLIC_URL is unset on a non-loopback address: documents and receipts name the " +
+    "origin from each request's Host header; set BEACON_PUBLIC_URL to the public origin";
+}
+
+/**
  * Creates the Beacon a server entry runs: the configured options, one JSON log line per request on
  * stdout when logging is on, and unexpected errors reported by name only on stderr (never their
- * message, which may quote data).
+ * message, which may quote data); first, on stderr, the {@linkcode publicUrlWarning} if any.
  */
 export function beaconForServer(config: ServerConfig, extra: BeaconOptions = {}): Beacon {
+  const warning = publicUrlWarning(config);
+  if (warning !== undefined) console.error(JSON.stringify({ event: "warning", message: warning }));
   return createBeacon({
     ...config.options,
     log: config.logRequests ? (entry) => console.log(JSON.stringify(entry)) : undefined,

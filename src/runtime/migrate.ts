@@ -25,10 +25,11 @@ import { configFromEnvironment } from "./config.ts";
  *
  * @example
  * ```ts
- * import { migrateDatabase } from "./src/runtime/migrate.ts";
+ * import assert from "node:assert/strict";
+ * import { migrateDatabase } from "./migrate.ts";
  *
  * const { applied, version } = await migrateDatabase({ url: ":memory:" });
- * console.log(applied, version);
+ * assert.ok(applied > 0 && version > 0); // a new database: every migration applied
  * ```
  */
 export async function migrateDatabase(

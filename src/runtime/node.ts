@@ -247,7 +247,10 @@ export function toNodeListener(
       outgoing.end(JSON.stringify({ error: { code: "not_found", message: "No such resource" } }));
       return;
     }
-    handler(request, { remoteAddress: incoming.socket.remoteAddress })
+    handler(request, {
+      remoteAddress: incoming.socket.remoteAddress,
+      scheme: request.url.startsWith("https:") ? "https" : "http",
+    })
       .then((response) => writeResponse(outgoing, response, !incoming.complete))
       .catch((error) => {
         options.onError?.(error);

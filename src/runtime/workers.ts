@@ -45,13 +45,13 @@ export interface WorkerContext {
  *
  * @example
  * ```ts
- * import { beaconFromEnv } from "./src/runtime/workers.ts";
+ * import assert from "node:assert/strict";
+ * import { beaconFromEnv } from "./workers.ts";
  *
- * try {
- *   beaconFromEnv({ BEACON_DATABASE_URL: "file:data/beacon.db" });
- * } catch (error) {
- *   console.log((error as Error).message); // Cannot start on Workers: …
- * }
+ * assert.throws(
+ *   () => beaconFromEnv({ BEACON_DATABASE_URL: "file:data/beacon.db" }),
+ *   /^Error: Cannot start on Workers: /,
+ * );
  * ```
  */
 export function beaconFromEnv(env: WorkerEnv): Beacon {
@@ -97,9 +97,12 @@ function serve(beacon: Beacon, request: Request, context: WorkerContext): Promis
   const address = request.headers.get("cf-connecting-ip") ?? undefined;
   const alive = setInterval(() => {}, 1_000);
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const handling = beacon.fetch(request, { remoteAddress: address });
+  const handling = beacon.fetch(request, {
+    remoteAddress: address,
+    scheme: request.url.startsWith("https:") ? "https" : "http",
+  });
   const deadline = new Promise<Response>((resolve) => {
-    timer = setTimeout(() => resolve(harden(errorResponse("unavailable"))), REQUEST_DEADLINE_MS);
+    timer = setTimeout(() => resolve(beacon.unavailable(request)), REQUEST_DEADLINE_MS);
   });
   const answer = Promise.race([handling, deadline]).finally(() => {
     clearInterval(alive);

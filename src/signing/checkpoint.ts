@@ -56,13 +56,19 @@ const ROOT_HASH = /^[0-9a-f]{64}$/;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { canonicalCheckpointBytes } from "./checkpoint.ts";
- * new TextDecoder().decode(canonicalCheckpointBytes({
+ *
+ * const text = new TextDecoder().decode(canonicalCheckpointBytes({
  *   treeSize: 0,
  *   rootHash: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
  *   createdAt: "2025-06-01T12:00:03.123Z",
  * }));
- * // 'beacon/0.1 checkpoint\n{"createdAt":"2025-06-01T12:00:03.123Z","rootHash":"e3b0…b855","treeSize":0}'
+ * assert.equal(
+ *   text,
+ *   'beacon/0.1 checkpoint\n{"createdAt":"2025-06-01T12:00:03.123Z",' +
+ *     '"rootHash":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","treeSize":0}',
+ * );
  * ```
  */
 export function canonicalCheckpointBytes(checkpoint: CheckpointFields): Uint8Array<ArrayBuffer> {
@@ -92,11 +98,17 @@ export function canonicalCheckpointBytes(checkpoint: CheckpointFields): Uint8Arr
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { signingKeyFromSeed } from "./key.ts";
  * import { signCheckpoint, verifyCheckpoint } from "./checkpoint.ts";
+ *
  * const key = await signingKeyFromSeed(new Uint8Array(32));
- * const head = { treeSize: 0, rootHash: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", createdAt: "2025-06-01T00:00:00.000Z" };
- * await verifyCheckpoint(key.publicKey, head, await signCheckpoint(key, head)); // true
+ * const head = {
+ *   treeSize: 0,
+ *   rootHash: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+ *   createdAt: "2025-06-01T00:00:00.000Z",
+ * };
+ * assert.ok(await verifyCheckpoint(key.publicKey, head, await signCheckpoint(key, head)));
  * ```
  */
 export async function signCheckpoint(
@@ -116,8 +128,11 @@ export async function signCheckpoint(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { verifyCheckpoint } from "./checkpoint.ts";
- * await verifyCheckpoint("A".repeat(43), { treeSize: 0, rootHash: "0".repeat(64), createdAt: "" }, ""); // false
+ *
+ * const head = { treeSize: 0, rootHash: "0".repeat(64), createdAt: "" };
+ * assert.ok(!await verifyCheckpoint("A".repeat(43), head, ""));
  * ```
  */
 export async function verifyCheckpoint(

@@ -25,9 +25,11 @@ export const SIGNATURE_BYTES = 64;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { signBytes } from "./ed25519.ts";
+ *
  * const keys = await crypto.subtle.generateKey("Ed25519", false, ["sign", "verify"]) as CryptoKeyPair;
- * (await signBytes(keys.privateKey, new Uint8Array([1]))).length; // 86
+ * assert.equal((await signBytes(keys.privateKey, new Uint8Array([1]))).length, 86);
  * ```
  */
 export async function signBytes(
@@ -49,8 +51,10 @@ export async function signBytes(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { verifyBytes } from "./ed25519.ts";
- * await verifyBytes("not a key", new Uint8Array(), "x"); // false
+ *
+ * assert.ok(!await verifyBytes("not a key", new Uint8Array(), "x"));
  * ```
  */
 export async function verifyBytes(

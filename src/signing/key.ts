@@ -94,8 +94,10 @@ export interface SecretStore {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { generateSeed } from "./key.ts";
- * generateSeed().length; // 32
+ *
+ * assert.equal(generateSeed().length, 32);
  * ```
  */
 export function generateSeed(): Uint8Array<ArrayBuffer> {
@@ -110,8 +112,10 @@ export function generateSeed(): Uint8Array<ArrayBuffer> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { encodeSeed } from "./key.ts";
- * encodeSeed(new Uint8Array(32)).length; // 43
+ *
+ * assert.equal(encodeSeed(new Uint8Array(32)).length, 43);
  * ```
  */
 export function encodeSeed(seed: Uint8Array): string {
@@ -129,8 +133,10 @@ export function encodeSeed(seed: Uint8Array): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseSigningKey } from "./key.ts";
- * parseSigningKey("nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A").length; // 32
+ *
+ * assert.equal(parseSigningKey("nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A").length, 32);
  * ```
  */
 export function parseSigningKey(text: string): Uint8Array<ArrayBuffer> {
@@ -160,9 +166,11 @@ export function parseSigningKey(text: string): Uint8Array<ArrayBuffer> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { signingKeyFromSeed } from "./key.ts";
+ *
  * const key = await signingKeyFromSeed(new Uint8Array(32));
- * key.publicKey.length; // 43
+ * assert.equal(key.publicKey.length, 43);
  * ```
  */
 export async function signingKeyFromSeed(seed: Uint8Array): Promise<SigningKey> {
@@ -201,11 +209,13 @@ export async function signingKeyFromSeed(seed: Uint8Array): Promise<SigningKey> 
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadSigningKey } from "./key.ts";
  * import { SubmissionStore } from "../store/store.ts";
+ *
  * const store = await SubmissionStore.open({ url: ":memory:" });
  * const key = await loadSigningKey(store, Date.now);
- * (await loadSigningKey(store, Date.now)).publicKey === key.publicKey; // true
+ * assert.equal((await loadSigningKey(store, Date.now)).publicKey, key.publicKey);
  * await store.close();
  * ```
  */

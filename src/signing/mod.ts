@@ -4,8 +4,10 @@
  *
  * @example Sign and verify a receipt
  * ```ts
+ * import assert from "node:assert/strict";
  * import { SubmissionStore } from "../store/store.ts";
  * import { loadSigningKey, signReceipt, verifyReceipt } from "./mod.ts";
+ *
  * const store = await SubmissionStore.open({ url: ":memory:" });
  * const key = await loadSigningKey(store, Date.now);
  * const receipt = {
@@ -15,7 +17,7 @@
  *   size: 16,
  *   kind: "unstructured",
  * };
- * await verifyReceipt(key.publicKey, receipt, await signReceipt(key, receipt)); // true
+ * assert.ok(await verifyReceipt(key.publicKey, receipt, await signReceipt(key, receipt)));
  * await store.close();
  * ```
  *

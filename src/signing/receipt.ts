@@ -123,7 +123,9 @@ export interface SignedReceiptFields {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { canonicalReceiptBytes } from "./receipt.ts";
+ *
  * const bytes = canonicalReceiptBytes({
  *   id: "AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA",
  *   receivedAt: "2025-06-01T12:00:03.123Z",
@@ -131,7 +133,7 @@ export interface SignedReceiptFields {
  *   size: 16,
  *   kind: "unstructured",
  * });
- * new TextDecoder().decode(bytes).split("\n")[0]; // "beacon/0.1 receipt"
+ * assert.equal(new TextDecoder().decode(bytes).split("\n")[0], "beacon/0.1 receipt");
  * ```
  */
 export function canonicalReceiptBytes(receipt: SignedReceiptFields): Uint8Array<ArrayBuffer> {
@@ -165,8 +167,10 @@ export function canonicalReceiptBytes(receipt: SignedReceiptFields): Uint8Array<
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { signingKeyFromSeed } from "./key.ts";
  * import { signReceipt, verifyReceipt } from "./receipt.ts";
+ *
  * const key = await signingKeyFromSeed(crypto.getRandomValues(new Uint8Array(32)));
  * const receipt = {
  *   id: "AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA",
@@ -176,7 +180,7 @@ export function canonicalReceiptBytes(receipt: SignedReceiptFields): Uint8Array<
  *   kind: "unstructured",
  * };
  * const signature = await signReceipt(key, receipt);
- * await verifyReceipt(key.publicKey, receipt, signature); // true
+ * assert.ok(await verifyReceipt(key.publicKey, receipt, signature));
  * ```
  */
 export async function signReceipt(
@@ -262,10 +266,17 @@ function batchRoot(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { verifyReceipt } from "./receipt.ts";
- * await verifyReceipt("A".repeat(43), {
- *   id: "x", receivedAt: "2025-06-01T12:00:03.123Z", digest: "sha256:00", size: 1, kind: "unstructured",
- * }, "A".repeat(86)); // false
+ *
+ * const receipt = {
+ *   id: "x",
+ *   receivedAt: "2025-06-01T12:00:03.123Z",
+ *   digest: "sha256:00",
+ *   size: 1,
+ *   kind: "unstructured",
+ * };
+ * assert.ok(!await verifyReceipt("A".repeat(43), receipt, "A".repeat(86)));
  * ```
  */
 export async function verifyReceipt(

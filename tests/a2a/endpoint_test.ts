@@ -26,7 +26,7 @@ function context(body: unknown, headers: Record<string, string> = {}): Context {
     source: "127.0.0.1",
     params: {},
     body: encoder.encode(typeof body === "string" ? body : JSON.stringify(body)),
-    log: { outcome: "none" },
+    log: {},
   };
 }
 

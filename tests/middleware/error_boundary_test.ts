@@ -12,7 +12,7 @@ function context(): Context {
     source: "unknown",
     params: {},
     body: undefined,
-    log: { outcome: "none" },
+    log: {},
   };
 }
 

@@ -12,7 +12,7 @@ function context(method: string, path: string): Context {
     source: "unknown",
     params: {},
     body: undefined,
-    log: { outcome: "none" },
+    log: {},
   };
 }
 

@@ -34,7 +34,7 @@ async function runtimeImports(): Promise<Set<string>> {
       /from ["']([^."'][^"']*)["']/g,
     )
   ) {
-    names.add(match[1]);
+    if (!match[1].startsWith("node:")) names.add(match[1]);
   }
   return names;
 }

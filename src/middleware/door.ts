@@ -1,0 +1,79 @@
+/**
+ * The one door out of the Beacon. Every response leaves through it, whether the pipeline made it
+ * or not (an unparsable target, an invalid `Host`, a closed Beacon, storage that cannot be opened,
+ * an entry's deadline): it gets the hardening headers (`response_headers.ts`) and produces exactly
+ * one request log line (`request_log.ts`).
+ *
+ * "Exactly one" holds when an entry answers a request itself while the pipeline is still working
+ * on it (the Workers deadline): the first answer through the door is logged and the late one is
+ * not, so the log describes what the client received.
+ *
+ * @module
+ */
+import type { Middleware, RequestLog } from "./compose.ts";
+import { type Departure, logEntry, type RequestLogEntry } from "./request_log.ts";
+import { harden } from "./response_headers.ts";
+
+/** The door of one Beacon: its log hook and clock. */
+export interface Door {
+  /** The pipeline's outermost middleware: whatever the chain answers leaves through the door. */
+  readonly middleware: Middleware;
+  /** Sends `response` for a request that the pipeline did not (or not yet) answer. */
+  leave(
+    request: Request,
+    startedAt: number,
+    log: RequestLog,
+    response: Response,
+    bytes?: number,
+  ): Response;
+}
+
+/**
+ * Builds the door.
+ *
+ * @example A response made outside the pipeline still leaves hardened, with one log line
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createDoor } from "./door.ts";
+ * import { errorResponse } from "../errors.ts";
+ *
+ * const lines: unknown[] = [];
+ * const door = createDoor((entry: unknown) => lines.push(entry), () => 5);
+ * const request = new Request("http://127.0.0.1/");
+ * const response = door.leave(request, 0, { code: "unavailable" }, errorResponse("unavailable"));
+ * assert.equal(response.headers.get("x-content-type-options"), "nosniff");
+ * assert.equal(lines.length, 1);
+ * assert.partialDeepStrictEqual(lines[0], { status: 503, outcome: "failed", code: "unavailable" });
+ * ```
+ */
+export function createDoor(
+  log: ((entry: RequestLogEntry) => void) | undefined,
+  now: () => number,
+): Door {
+  // Requests already answered, so a late second answer for one of them is not logged again.
+  const answered = new WeakSet<Request>();
+  const pass = (departure: Departure, response: Response): Response => {
+    harden(response);
+    if (log === undefined || answered.has(departure.request)) return response;
+    answered.add(departure.request);
+    try {
+      log(logEntry(departure, response.status, now()));
+    } catch {
+      // Logging must never change an answer.
+    }
+    return response;
+  };
+  return {
+    middleware: async (context, next) => {
+      const response = await next();
+      return pass({
+        request: context.request,
+        startedAt: context.startedAt,
+        log: context.log,
+        bytes: context.body?.byteLength ?? 0,
+      }, response);
+    },
+    leave: (request, startedAt, requestLog, response, bytes = 0) =>
+      pass({ request, startedAt, log: requestLog, bytes }, response),
+  };
+}

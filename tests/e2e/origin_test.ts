@@ -1,0 +1,250 @@
+/**
+ * The public origin (issue 10, finding 5): without `BEACON_PUBLIC_URL` it comes from a valid
+ * `Host` header and the listener's scheme, never from an absolute-form request target or a
+ * forwarding header; an invalid `Host` is `400 invalid_host` and is reflected nowhere. Through the
+ * real server (`src/runtime/deno.ts`) over raw TCP, and in-process for the embedding API.
+ */
+import { assert, assertEquals, assertMatch } from "../support/assert.ts";
+import { rawExchange } from "../support/serve.ts";
+import { startServer } from "../support/server.ts";
+import { createBeacon } from "../../mod.ts";
+import { configFromEnvironment, publicUrlWarning } from "../../src/runtime/config.ts";
+import { MAX_HOST_LENGTH, validHost } from "../../src/http/target.ts";
+
+const DISCOVERY = "/.well-known/autonomous-agent";
+const CARD = "/.well-known/agent-card.json";
+const SUBMIT = "/beacon/0.1/submissions";
+
+function request(target: string, headers: string[], body = ""): string {
+  const lines = [`${target} HTTP/1.1`, ...headers, "Connection: close"];
+  if (body !== "") lines.push(`Content-Length: ${new TextEncoder().encode(body).byteLength}`);
+  return lines.join("\r\n") + "\r\n\r\n" + body;
+}
+
+function header(head: string, name: string): string | undefined {
+  const line = head.split("\r\n").find((l) => l.toLowerCase().startsWith(name + ":"));
+  return line?.slice(name.length + 1).trim();
+}
+
+Deno.test("an absolute-form target with another Host names only the Host's origin (real server)", async () => {
+  const server = await startServer();
+  try {
+    for (const path of [DISCOVERY, CARD]) {
+      for (const target of [`http://evil.example${path}`, `https://evil.example:444${path}`]) {
+        const answer = await rawExchange(server.url, [
+          request(`GET ${target}`, ["Host: good.example"]),
+        ]);
+        assertEquals(answer.status, 200, target);
+        assert(!answer.body.includes("evil.example"), `${target}: no foreign origin`);
+        assert(
+          !answer.body.includes("https://"),
+          `${target}: the listener's scheme, not the target's`,
+        );
+        assert(answer.body.includes("http://good.example/"), target);
+      }
+    }
+    const submitted = await rawExchange(server.url, [
+      request(
+        `POST http://evil.example:444${SUBMIT}`,
+        ["Host: good.example", "Content-Type: text/plain; charset=utf-8"],
+        "Hello from an absolute-form target.",
+      ),
+    ]);
+    assertEquals(submitted.status, 202);
+    assertMatch(
+      header(submitted.head, "location") ?? "",
+      /^http:\/\/good\.example\/beacon\/0\.1\/submissions\/[A-Za-z0-9_-]{30}$/,
+    );
+    assert(!submitted.body.includes("evil.example"));
+    const receipt = JSON.parse(submitted.body).receipt;
+    assertEquals(receipt.status, header(submitted.head, "location"));
+  } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("forwarding headers do not choose the origin (real server)", async () => {
+  const server = await startServer();
+  try {
+    const answer = await rawExchange(server.url, [
+      request(`GET ${DISCOVERY}`, [
+        "Host: good.example:8443",
+        "X-Forwarded-Host: evil.example",
+        "X-Forwarded-Proto: https",
+        "Forwarded: host=evil.example;proto=https",
+      ]),
+    ]);
+    assertEquals(answer.status, 200);
+    assert(!answer.body.includes("evil.example"));
+    assert(answer.body.includes('"http://good.example:8443/beacon/0.1/submissions"'));
+  } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("an invalid Host is refused 400 invalid_host, hardened, logged once, never reflected (real server)", async () => {
+  const server = await startServer();
+  try {
+    const marker = "reflected" + "x".repeat(10_240);
+    const invalid = [
+      marker, // 10 KB
+      "evil.example/x",
+      "user@evil.example",
+      "evil.example:99999",
+      "evil.example:80:80",
+      "[::1",
+      "[fe80::1%25eth0]",
+      "evil.example, good.example",
+      "evil example",
+    ];
+    for (const host of invalid) {
+      const before = server.lines.length;
+      const answer = await rawExchange(server.url, [
+        request(`GET ${DISCOVERY}`, [`Host: ${host}`]),
+      ]);
+      assertEquals(answer.status, 400, host.slice(0, 40));
+      assertEquals(JSON.parse(answer.body), {
+        error: { code: "invalid_host", message: "The Host header is not a valid host and port" },
+      });
+      assert(!answer.head.includes("reflected") && !answer.head.includes("evil"), "not in headers");
+      assert(
+        !answer.body.includes("reflected") && !answer.body.includes("evil"),
+        "not in the body",
+      );
+      assertEquals(header(answer.head, "x-content-type-options"), "nosniff");
+      assertEquals(
+        header(answer.head, "content-security-policy"),
+        "default-src 'none'; frame-ancestors 'none'",
+      );
+      assertEquals(header(answer.head, "cache-control"), "no-store");
+      // The log line is written after the answer; wait for it (bounded) and check there is one.
+      for (let i = 0; i < 100 && server.lines.length === before; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const logged = server.lines.slice(before).filter((line) => line.method === "GET");
+      assertEquals(logged.length, 1);
+      assertEquals(logged[0].status, 400);
+      assertEquals(logged[0].code, "invalid_host");
+      assertEquals(logged[0].outcome, "refused");
+      assert(!JSON.stringify(logged[0]).includes("reflected"), "not in the log either");
+    }
+    assert(!server.stderr().includes("reflected"));
+    // Two Host header lines are one invalid field value (RFC 9112 §3.2).
+    const twice = await rawExchange(server.url, [
+      request(`GET ${DISCOVERY}`, ["Host: good.example", "Host: evil.example"]),
+    ]);
+    assert(twice.status === 400, `two Host lines: ${twice.status}`);
+    assert(!twice.body.includes("evil.example"));
+  } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("the server warns at start without BEACON_PUBLIC_URL on a non-loopback address only", async () => {
+  const config = (env: Record<string, string>) => configFromEnvironment((name) => env[name]);
+  for (const hostname of ["0.0.0.0", "::", "192.0.2.1", "2001:db8::1", "[::]"]) {
+    assertMatch(publicUrlWarning(config({ HOSTNAME: hostname })) ?? "", /BEACON_PUBLIC_URL/);
+  }
+  for (const hostname of ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"]) {
+    assertEquals(publicUrlWarning(config({ HOSTNAME: hostname })), undefined, hostname);
+  }
+  assertEquals(
+    publicUrlWarning(config({ HOSTNAME: "0.0.0.0", BEACON_PUBLIC_URL: "https://b.example" })),
+    undefined,
+  );
+  // The real server on loopback (the only address a test may listen on) prints no warning.
+  const server = await startServer();
+  try {
+    assert(!server.stderr().includes('"warning"'));
+  } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("the embedding API: Host over the URL's host, the listener's scheme, publicUrl over both", async () => {
+  const lines: Record<string, unknown>[] = [];
+  const beacon = createBeacon({
+    database: { url: ":memory:" },
+    rateLimit: "off",
+    log: (e) => lines.push({ ...e }),
+  });
+  try {
+    const discovery = async (
+      url: string,
+      headers: Record<string, string>,
+      scheme?: "http" | "https",
+    ) => {
+      const response = await beacon.fetch(new Request(url, { headers }), { scheme });
+      return { status: response.status, body: await response.text() };
+    };
+    const viaHost = await discovery(`https://evil.example${DISCOVERY}`, { host: "good.example" });
+    assert(viaHost.body.includes('"http://good.example/a2a/v1"'));
+    assert(!viaHost.body.includes("evil"));
+    const tls = await discovery(
+      `http://evil.example${DISCOVERY}`,
+      { host: "good.example" },
+      "https",
+    );
+    assert(tls.body.includes('"https://good.example/a2a/v1"'));
+    // No Host header (HTTP/2's :authority, or a Request the embedding app built): the URL's host.
+    const noHost = await discovery(`http://built.example:8000${DISCOVERY}`, {});
+    assert(noHost.body.includes('"http://built.example:8000/a2a/v1"'));
+    // A target no URL host can be made of is 404, hardened and logged once.
+    lines.length = 0;
+    const untrusted = await beacon.fetch(new Request(`http://a*b${DISCOVERY}`));
+    assertEquals(untrusted.status, 404);
+    assertEquals(untrusted.headers.get("x-content-type-options"), "nosniff");
+    assertEquals(lines.length, 1);
+    assertEquals(lines[0].code, "not_found");
+  } finally {
+    await beacon.close();
+  }
+  const configured = createBeacon({
+    database: { url: ":memory:" },
+    publicUrl: "https://beacon.example/x/",
+  });
+  try {
+    const response = await configured.fetch(
+      new Request(`http://evil.example${DISCOVERY}`, { headers: { host: "other.example" } }),
+    );
+    const body = await response.text();
+    assert(body.includes('"https://beacon.example/x/a2a/v1"'));
+    assert(!body.includes("other.example") && !body.includes("evil.example"));
+  } finally {
+    await configured.close();
+  }
+});
+
+Deno.test("validHost() follows the RFC 3986 host and RFC 9110 port grammar, bounded", () => {
+  const valid: [string, string][] = [
+    ["beacon.example", "beacon.example"],
+    ["BEACON.Example:8000", "beacon.example:8000"],
+    ["beacon.example:80", "beacon.example"],
+    ["127.0.0.1:8000", "127.0.0.1:8000"],
+    ["[::1]", "[::1]"],
+    ["[2001:DB8::1]:8443", "[2001:db8::1]:8443"],
+    ["[::ffff:192.0.2.1]", "[::ffff:c000:201]"],
+    ["xn--bcher-kva.example", "xn--bcher-kva.example"],
+    ["a".repeat(63) + "." + "b".repeat(63), "a".repeat(63) + "." + "b".repeat(63)],
+  ];
+  for (const [input, expected] of valid) assertEquals(validHost(input, "http"), expected, input);
+  const invalid = [
+    "",
+    "a".repeat(MAX_HOST_LENGTH + 1),
+    "beacon.example:65536",
+    "beacon.example:-1",
+    "[::1]x",
+    "[1:2:3:4:5:6:7:8:9]",
+    "[v1.fe]",
+    "::1",
+    "bea con.example",
+    "beacon.example\t",
+    "bücher.example",
+    "a%2fb.example",
+    "a;b.example",
+    "1.2.3.4.5",
+  ];
+  for (const input of invalid) {
+    assertEquals(validHost(input, "http"), undefined, input.slice(0, 30));
+  }
+});
