@@ -3,8 +3,9 @@
  *
  * Throughput alone hides where a server's time goes: a server can be slow because it waits (for
  * an fsync, say) or because it is busy. Ticks per thread answer that. The main thread is the task
- * whose tid equals the pid: on Deno and Node it runs the JavaScript, so its utilisation over wall
- * time says how close the process is to its single-thread ceiling. A V8 CPU profile cannot tell
+ * whose tid equals the pid: under `deno run` and `node` it runs the JavaScript (checked by
+ * bench/tests/instruments_test.ts; `deno test` runs tests on another thread), so its utilisation
+ * over wall time says how close the process is to its single-thread ceiling. A V8 CPU profile cannot tell
  * this: it counts the main thread's time outside JavaScript (the runtime's Rust or C++ HTTP stack,
  * op dispatch, native calls) as "(idle)".
  *
