@@ -5,7 +5,7 @@
 import { assert, assertEquals, assertThrows } from "../../tests/support/assert.ts";
 import { readProfiles } from "../lib/cpuprofile.ts";
 import { nonNegative, parseOptions, positive } from "../lib/options.ts";
-import { processTicks, readThreads, startThreadWatch, statTicks } from "../lib/threads.ts";
+import { readThreads, startThreadWatch, statTicks } from "../lib/threads.ts";
 
 Deno.test("statTicks reads utime + stime after a command name holding spaces and parentheses", () => {
   const line = "42 (a (weird) name) S 1 2 3 4 5 6 7 8 9 10 17 5 0 0 20 0 1 0 100 200 300";
