@@ -148,6 +148,30 @@ function hotTable(title: string, spots: HotSpot[], top: number): string {
   ].join("\n");
 }
 
+/** Self time per layer: the Beacon's code, npm packages, Deno's runtime, native, GC. */
+function layers(p: ProfileSummary): string {
+  const sums = new Map<string, number>();
+  const add = (layer: string, ms: number) => sums.set(layer, (sums.get(layer) ?? 0) + ms);
+  for (const f of p.files) {
+    const layer = f.name.startsWith("npm:")
+      ? f.name.slice(
+        0,
+        f.name.indexOf("/", f.name.startsWith("npm:@") ? f.name.indexOf("/") + 1 : 0),
+      )
+      : f.name.startsWith("ext:") || f.name.startsWith("node:")
+      ? "Deno runtime (ext:, node:)"
+      : f.name === "[native code]"
+      ? "native (V8 builtins, ops, WebCrypto)"
+      : "the Beacon (src/, mod.ts)";
+    add(layer, f.selfMs);
+  }
+  add("(garbage collector)", p.special["(garbage collector)"] ?? 0);
+  add("(program)", p.special["(program)"] ?? 0);
+  const busy = [...sums.values()].reduce((a, b) => a + b, 0);
+  return [...sums.entries()].sort((a, b) => b[1] - a[1])
+    .map(([layer, ms]) => `${layer} ${num((ms / Math.max(1, busy)) * 100, 1)} %`).join(", ");
+}
+
 function profileReport(p: ProfileSummary, top: number, mainBusy: number): string {
   const share = (name: string) => (p.special[name] ?? 0) / Math.max(1, p.durationMs);
   const idle = share("(idle)");
@@ -161,17 +185,21 @@ function profileReport(p: ProfileSummary, top: number, mainBusy: number): string
     // blocked in a system call inside it (an fsync in a native statement step) or waits for a
     // core; /proc counts CPU only. The difference bounds each from below.
     const js = 1 - idle;
+    const gap = mainBusy - js;
     lines.push(
-      `Main thread: CPU ${num(mainBusy * 100)} % of wall time by /proc; in JavaScript or ` +
+      `Main thread: on CPU ${num(mainBusy * 100)} % of wall time by /proc; in JavaScript or ` +
         `native frames called from it ${num(js * 100)} % of wall time by the profile. ` +
-        (mainBusy >= js
-          ? `So at least ${num((mainBusy - js) * 100)} % of wall time was CPU outside ` +
-            "JavaScript (HTTP stack, op dispatch, native work), which the profile shows as (idle)."
-          : `So at least ${num((js - mainBusy) * 100)} % of wall time inside those frames was ` +
-            "off CPU: blocked in a system call (an fsync in a native statement step, say) or " +
-            "waiting for a core on a busy machine."),
+        (Math.abs(gap) < 0.03
+          ? "The two agree: nearly all the time it was on CPU, it was in those frames."
+          : gap > 0
+          ? `So at least ${num(gap * 100)} % of wall time was CPU outside JavaScript (HTTP ` +
+            "stack, op dispatch, native work), which the profile shows as (idle)."
+          : `So at least ${num(-gap * 100)} % of wall time inside those frames was off CPU: ` +
+            "blocked in a system call (an fsync in a native statement step, say) or waiting " +
+            "for a core on a busy machine."),
     );
   }
+  lines.push(`By layer (share of non-idle): ${layers(p)}.`);
   lines.push(hotTable(`Top ${top} functions by self time:`, p.functions, top));
   lines.push(hotTable("Top 12 files by self time:", p.files, 12));
   return lines.join("\n\n");
