@@ -37,6 +37,7 @@ import {
 } from "./lib/servers.ts";
 import {
   microsPerRequest,
+  processTicks,
   readThreads,
   type ThreadTicks,
   TICKS_PER_SECOND,
@@ -88,11 +89,20 @@ function threadDeltas(before: ThreadTicks[], after: ThreadTicks[]): ThreadTicks[
     .sort((a, b) => b.ticks - a.ticks);
 }
 
-function threadReport(pid: number, used: ThreadTicks[], wallS: number, load: LoadResult): string {
+function threadReport(
+  pid: number,
+  used: ThreadTicks[],
+  processTotal: number,
+  wallS: number,
+  load: LoadResult,
+): string {
   const cores = (ticks: number) => ticks / TICKS_PER_SECOND / wallS;
   const main = used.find((t) => t.tid === pid);
   const others = used.filter((t) => t.tid !== pid);
-  const total = used.reduce((sum, t) => sum + t.ticks, 0);
+  const live = used.reduce((sum, t) => sum + t.ticks, 0);
+  // Threads that ended inside the round (tokio's blocking pool) are only in the process total.
+  const ended = Math.max(0, processTotal - live);
+  const total = live + ended;
   const byName = new Map<string, { ticks: number; count: number }>();
   for (const t of others) {
     const g = byName.get(t.name) ?? { ticks: 0, count: 0 };
@@ -116,9 +126,16 @@ function threadReport(pid: number, used: ThreadTicks[], wallS: number, load: Loa
       num(microsPerRequest(g.ticks, load.requests), 1),
     ]),
     [
+      "ended in the round",
+      "(from /proc/<pid>/stat)",
+      "?",
+      num(cores(ended), 2),
+      num(microsPerRequest(ended, load.requests), 1),
+    ],
+    [
       "all threads",
       "",
-      String(used.length),
+      `${used.length} live`,
       num(cores(total), 2),
       num(microsPerRequest(total, load.requests), 1),
     ],
@@ -253,11 +270,13 @@ async function main(): Promise<number> {
       });
     await load(s.warmupS, "warmup");
     const before = readThreads(server.pid);
+    const process0 = processTicks(server.pid);
     const finishCpu = startCpuWatch(server.pid);
     const t0 = performance.now();
     const result = await load(s.durationS, "round");
     const wallS = (performance.now() - t0) / 1000;
     const after = readThreads(server.pid);
+    const processTotal = processTicks(server.pid) - process0;
     const cpu = finishCpu();
     const pid = server.pid;
     const stopStarted = performance.now();
@@ -273,7 +292,7 @@ async function main(): Promise<number> {
         } ms, ` +
         `${num(result.non2xx)} non-2xx; other processes ${cpu.other} cores.\n`,
     );
-    console.log(threadReport(pid, used, wallS, result) + "\n");
+    console.log(threadReport(pid, used, processTotal, wallS, result) + "\n");
     const main = used.find((t) => t.tid === pid);
     const mainBusy = main ? main.ticks / TICKS_PER_SECOND / wallS : 0;
     const profiles = await readProfiles(profileDir, ROOT, wallS * 1000 + stopMs);

@@ -26,7 +26,7 @@ export function runRecord(loaded: LoadResult, cpu: CpuUse, threads: ThreadCpu): 
     ...loaded,
     cpu,
     threads,
-    cpuUsPerRequest: microsPerRequest(threads.threadTicks, loaded.requests),
+    cpuUsPerRequest: microsPerRequest(threads.ticks, loaded.requests),
   };
 }
 
@@ -138,7 +138,7 @@ export function summarise(records: Iterable<TargetRecord>): void {
       cpuUsPerRequest: perRequest.length > 0 ? median(perRequest) : null,
       mainUtilisation: median(rounds.map((r) => r.threads.mainUtilisation)),
       serverCores: median(
-        rounds.map((r) => r.threads.threadTicks / TICKS_PER_SECOND / r.threads.wallS),
+        rounds.map((r) => r.threads.ticks / TICKS_PER_SECOND / r.threads.wallS),
       ),
     };
     record.requests = rounds.reduce((sum, r) => sum + r.requests, 0);

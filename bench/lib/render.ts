@@ -48,8 +48,9 @@ function measurements(all: TargetRecord[], s: RenderSettings): string {
   return [
     `Medians of ${s.rounds} rounds x ${s.durationS}s, ${s.gen}, ${s.connections} connections, ` +
     `${s.threads} threads, loopback. CPU: user+system ticks of every thread of the serving ` +
-    `process (/proc/<pid>/task/*/stat) over the round, per response; main: the thread whose tid ` +
-    `is the pid, over wall time.`,
+    `process over the round (/proc/<pid>/task/*/stat, plus threads that ended in it, from ` +
+    `/proc/<pid>/stat), per response; main busy: ticks of the thread whose tid is the pid over ` +
+    `wall time; server cores: all ticks over wall time.`,
     table(
       [
         "target",

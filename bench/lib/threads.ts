@@ -68,6 +68,12 @@ export interface ThreadCpu {
   threadTicks: number;
   /** The process's own total over the window: also counts threads that ended inside it. */
   processTicks: number;
+  /**
+   * Every thread's ticks: the live threads' sum plus those of threads that ended in the window
+   * (tokio's blocking pool starts and ends threads under load; their time stays only in the
+   * process's total). This is what CPU per request divides.
+   */
+  ticks: number;
   /** Ticks of the thread whose tid is the pid. */
   mainTicks: number;
   /** `mainTicks` over the window's wall time: 1.0 is the main thread busy all the time. */
@@ -112,6 +118,7 @@ export function startThreadWatch(pid: number): () => ThreadCpu {
       wallS,
       threadTicks,
       processTicks: Math.max(0, processNow - process0),
+      ticks: Math.max(threadTicks, processNow - process0),
       mainTicks,
       mainUtilisation: wallS > 0 ? mainTicks / TICKS_PER_SECOND / wallS : 0,
       byName,
