@@ -21,12 +21,13 @@
  */
 
 import { countRows } from "./lib/db.ts";
-import { booleanFlag, numberFlag, parseFlags, stringFlag } from "./lib/flags.ts";
+import { parseOptions, positive } from "./lib/options.ts";
 import { type RunningServer, startServer } from "./lib/process.ts";
 import { median, num, table } from "./lib/report.ts";
 import {
   assertBeaconExists,
   BEACON_ENTRY,
+  beaconNpmCache,
   beaconSpec,
   echoSpec,
   gitState,
@@ -205,20 +206,33 @@ interface ModeResult {
 }
 
 async function main(): Promise<number> {
-  const flags = parseFlags(Deno.args, ["strict"]);
-  const target = stringFlag(flags, "target", "beacon");
+  const o = parseOptions(Deno.args, {
+    target: { type: "string", default: "beacon" },
+    concurrency: { type: "string" },
+    size: { type: "string" },
+    seconds: { type: "string" },
+    chunk: { type: "string" },
+    "limit-mib": { type: "string" },
+    table: { type: "string", default: "submissions" },
+    beacon: { type: "string", default: BEACON_ENTRY },
+    out: { type: "string", default: `${ROOT}/bench/results/upload_memory.json` },
+    modes: { type: "string", default: "length,chunked" },
+    strict: { type: "boolean", default: false },
+  });
+  const target = o.target!;
   if (target !== "beacon" && target !== "echo") {
     throw new Error(`Cannot use --target=${target}: choose beacon or echo`);
   }
-  const concurrency = numberFlag(flags, "concurrency", 200);
-  const size = numberFlag(flags, "size", 1024 * 1024);
-  const seconds = numberFlag(flags, "seconds", 10);
-  const chunk = numberFlag(flags, "chunk", 16 * 1024);
-  const limitMiB = numberFlag(flags, "limit-mib", 150);
-  const tableName = stringFlag(flags, "table", "submissions");
-  const entry = stringFlag(flags, "beacon", BEACON_ENTRY);
-  const out = stringFlag(flags, "out", `${ROOT}/bench/results/upload_memory.json`);
-  const modes = stringFlag(flags, "modes", "length,chunked").split(",") as Mode[];
+  const concurrency = positive(o.concurrency, "concurrency", 200);
+  const size = positive(o.size, "size", 1024 * 1024);
+  const seconds = positive(o.seconds, "seconds", 10);
+  const chunk = positive(o.chunk, "chunk", 16 * 1024);
+  const limitMiB = positive(o["limit-mib"], "limit-mib", 150);
+  const tableName = o.table!;
+  const entry = o.beacon!;
+  const out = o.out!;
+  const npmCache = target === "beacon" ? await beaconNpmCache() : "";
+  const modes = o.modes!.split(",") as Mode[];
   for (const mode of modes) {
     if (mode !== "length" && mode !== "chunked") {
       throw new Error(`Cannot use mode ${mode}: choose length or chunked`);
@@ -242,7 +256,7 @@ async function main(): Promise<number> {
       // Rate limit off: 200 uploads from one address would otherwise be refused before the body
       // limit is ever exercised.
       const spec = target === "beacon"
-        ? beaconSpec({ databasePath, rateLimit: "off", name: `beacon (${mode})`, entry })
+        ? beaconSpec({ databasePath, rateLimit: "off", name: `beacon (${mode})`, entry, npmCache })
         : echoSpec();
       const server: RunningServer = await startServer(spec);
       await sleep(500);
@@ -389,7 +403,7 @@ async function main(): Promise<number> {
     ) + "\n",
   );
   console.log(`\nwrote ${out.startsWith(ROOT) ? out.slice(ROOT.length + 1) : out}`);
-  return checks.some((c) => !c.pass) && booleanFlag(flags, "strict") ? 1 : 0;
+  return checks.some((c) => !c.pass) && o.strict ? 1 : 0;
 }
 
 if (import.meta.main) {

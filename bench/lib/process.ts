@@ -15,7 +15,8 @@ export interface ServerSpec {
   /** Short name used in messages. */
   name: string;
   command: string;
-  args: string[];
+  /** Arguments, or a function of the port `startServer` picked (for `--allow-net=host:port`). */
+  args: string[] | ((port: number) => string[]);
   /** Added to the harness's own environment; `PORT` and `HOSTNAME` are set by `startServer`. */
   env: Record<string, string>;
   /** `GET` path that answers 200 once the server accepts work. */
@@ -50,7 +51,8 @@ export interface RunningServer {
   stop(): Promise<StopResult>;
 }
 
-const LOOPBACK = "127.0.0.1";
+/** Every server listens here, and the load generator refuses any other host. */
+export const LOOPBACK = "127.0.0.1";
 const KEEP_LINES = 400;
 const KEEP_STDERR = 8192;
 
@@ -110,7 +112,7 @@ export async function startServer(spec: ServerSpec): Promise<RunningServer> {
   const port = freePort();
   const origin = `http://${LOOPBACK}:${port}`;
   const child = new Deno.Command(spec.command, {
-    args: spec.args,
+    args: typeof spec.args === "function" ? spec.args(port) : spec.args,
     cwd: spec.cwd,
     env: { ...spec.env, PORT: String(port), HOSTNAME: LOOPBACK },
     stdin: "null",

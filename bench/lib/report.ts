@@ -32,11 +32,15 @@ export function times(value: number | null): string {
   return value == null ? "n/a" : `${value.toFixed(2)}x`;
 }
 
-/** Renders rows as a table: first column left aligned, the others right aligned. */
-export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+/** Renders rows as a table: the first `left` columns left aligned, the others right aligned. */
+export function table(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  left = 1,
+): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: readonly string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+    cells.map((c, i) => (i < left ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
   const rule = widths.map((w) => "-".repeat(w)).join("  ");
   return [line(header), rule, ...rows.map(line)].join("\n");
 }

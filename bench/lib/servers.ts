@@ -4,8 +4,12 @@
  * @module
  */
 
-import { SERVER_V8_FLAGS } from "../../src/runtime/permissions.ts";
-import { run, type ServerSpec } from "./process.ts";
+import {
+  npmCacheFolder,
+  SERVER_V8_FLAGS,
+  serverPermissionFlags,
+} from "../../src/runtime/permissions.ts";
+import { LOOPBACK, run, type ServerSpec } from "./process.ts";
 
 /** Absolute path of the repository root (bench/lib/ is two levels down). */
 export const ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname).replace(
@@ -71,22 +75,47 @@ export interface BeaconOptions {
   databasePath: string;
   /** `off`, or a limit such as `1/1h`. */
   rateLimit: string;
+  /** Deno's npm cache folder (`beaconNpmCache()`), which the narrow permissions must read. */
+  npmCache: string;
   name?: string;
   /** Entry file to run instead of the contract's (to compare builds); relative to the root. */
   entry?: string;
+  /** More `deno run` flags before the entry (the profiler's `--cpu-prof`). */
+  extraArgs?: string[];
 }
 
-/** The Beacon on Deno, started exactly as the contract says (not through `deno task`). */
+/** Deno's npm cache folder, asked once per run (it is a `deno info` process). */
+export function beaconNpmCache(): Promise<string> {
+  return npmCacheFolder();
+}
+
+/**
+ * The Beacon on Deno, started as `deno task start` starts it (src/runtime/launch.ts): the same
+ * narrow permissions and V8 settings, computed by the same function, but spawned directly so the
+ * pid the harness watches is the process that serves (the launcher would be its parent).
+ */
 export function beaconSpec(options: BeaconOptions): ServerSpec {
+  const databaseUrl = `file:${options.databasePath}`;
   return {
     name: options.name ?? "beacon",
     command: Deno.execPath(),
-    // The same V8 settings `deno task start` uses (src/runtime/permissions.ts).
-    args: ["run", "-A", ...SERVER_V8_FLAGS, options.entry ?? BEACON_ENTRY],
+    args: (port) => [
+      "run",
+      ...serverPermissionFlags({
+        hostname: LOOPBACK,
+        port,
+        databaseUrl,
+        npmCache: options.npmCache,
+        cwd: ROOT,
+      }),
+      ...SERVER_V8_FLAGS,
+      ...(options.extraArgs ?? []),
+      options.entry ?? BEACON_ENTRY,
+    ],
     cwd: ROOT,
     env: {
       DENO_NO_UPDATE_CHECK: "1",
-      BEACON_DATABASE_URL: `file:${options.databasePath}`,
+      BEACON_DATABASE_URL: databaseUrl,
       BEACON_RATE_LIMIT: options.rateLimit,
       BEACON_LOG: "off",
     },

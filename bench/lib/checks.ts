@@ -1,0 +1,180 @@
+/**
+ * The issue's performance targets (issue 13), each a ratio measured in the same run, and the
+ * integrity checks that make the numbers mean what they say (every 2xx stored, refusals stored
+ * nothing, the group commit groups).
+ *
+ * @module
+ */
+
+import type { TargetRecord } from "./records.ts";
+import { num, ratio, times } from "./report.ts";
+import type { Target } from "./targets.ts";
+
+/** One target of the issue, measured. `pass` is null when a side of the ratio is missing. */
+export interface Goal {
+  name: string;
+  measured: string;
+  bound: string;
+  pass: boolean | null;
+}
+
+/** One integrity check. */
+export interface Check {
+  name: string;
+  pass: boolean;
+  detail: string;
+}
+
+/** The ratios of one target against the echo and the SDK server. */
+export interface Ratios {
+  rpsVsEcho: number | null;
+  rpsVsSdk: number | null;
+  cpuVsEcho: number | null;
+  p99VsEcho: number | null;
+  rssVsEcho: number | null;
+}
+
+/** Every target's ratios against the echo and the SDK measured in the same run. */
+export function ratios(records: Map<string, TargetRecord>): Record<string, Ratios> {
+  const echo = records.get("echo");
+  const sdk = records.get("sdk");
+  return Object.fromEntries(
+    [...records.values()].map((r) => [r.id, {
+      rpsVsEcho: ratio(r.median?.rps, echo?.median?.rps),
+      rpsVsSdk: ratio(r.median?.rps, sdk?.median?.rps),
+      cpuVsEcho: ratio(r.median?.cpuUsPerRequest, echo?.median?.cpuUsPerRequest),
+      p99VsEcho: ratio(r.median?.p99Ms, echo?.median?.p99Ms),
+      rssVsEcho: ratio(r.rss?.peakMiB, echo?.rss?.peakMiB),
+    }]),
+  );
+}
+
+/**
+ * Database writes a refusal target made under load: rows added since the probe (counted in its
+ * database file before the warm-up and after the server stopped), and the server's own commit
+ * count beyond the rows the probe left (each of those rows took at most one commit). Reads are not
+ * counted: the Beacon exposes no read counter, and the bench does not change the server.
+ */
+export function refusalWrites(r: TargetRecord): { rows: number; commits: number } | null {
+  const s = r.storage;
+  if (!s || s.rows === null || s.rowsBeforeLoad === null || s.commits === null) return null;
+  return { rows: s.rows - s.rowsBeforeLoad, commits: Math.max(0, s.commits - s.rowsBeforeLoad) };
+}
+
+/** The issue's targets, in its order; `uploads` reads the last `bench:uploads` result. */
+export function goals(records: Map<string, TargetRecord>): Goal[] {
+  const rt = ratios(records);
+  const out: Goal[] = [];
+  const has = (id: string) => records.get(id)?.median != null;
+  const atMost = (id: string, what: string, value: number | null, bound: number) => {
+    if (!records.has(id)) return;
+    out.push({
+      name: `${id} ${what}`,
+      measured: times(value),
+      bound: `<= ${bound}x`,
+      pass: value === null || !has(id) ? null : value <= bound,
+    });
+  };
+  const atLeast = (id: string, what: string, value: number | null, bound: number) => {
+    if (!records.has(id)) return;
+    out.push({
+      name: `${id} ${what}`,
+      measured: times(value),
+      bound: `>= ${bound}x`,
+      pass: value === null || !has(id) ? null : value >= bound,
+    });
+  };
+  for (const id of ["send-message", "native-submit"]) {
+    atMost(id, "CPU per request vs echo", rt[id]?.cpuVsEcho ?? null, 5);
+  }
+  atLeast("send-message", "req/s vs SDK", rt["send-message"]?.rpsVsSdk ?? null, 10);
+  atLeast("send-message", "req/s vs echo", rt["send-message"]?.rpsVsEcho ?? null, 0.25);
+  for (const id of ["refuse-429", "refuse-32009", "refuse-404"]) {
+    const r = records.get(id);
+    if (!r) continue;
+    atLeast(id, "req/s vs echo", rt[id]?.rpsVsEcho ?? null, 0.5);
+    const writes = refusalWrites(r);
+    out.push({
+      name: `${id} database operations under load`,
+      measured: writes === null ? "n/a" : `${writes.rows} rows, ${writes.commits} commits`,
+      bound: "0 rows, 0 commits",
+      pass: writes === null || !r.median ? null : writes.rows === 0 && writes.commits === 0,
+    });
+  }
+  const beacons = [...records.values()].filter((r) => r.role === "accept" || r.role === "refuse");
+  for (const r of beacons) atMost(r.id, "p99 vs echo", rt[r.id].p99VsEcho, 3);
+  for (const r of beacons) atMost(r.id, "peak RSS vs echo", rt[r.id].rssVsEcho, 2);
+  return out;
+}
+
+/** Integrity checks: each target ran, and storage adds up. */
+export function integrity(
+  targets: readonly Target[],
+  records: Map<string, TargetRecord>,
+  connections: number,
+): Check[] {
+  const checks: Check[] = [];
+  const add = (name: string, pass: boolean, detail: string) => checks.push({ name, pass, detail });
+  for (const t of targets) {
+    const r = records.get(t.id)!;
+    if (r.error !== null) {
+      add(`${t.id} ran`, false, r.error.split("\n")[0]);
+      continue;
+    }
+    if (!t.beacon || !r.median) continue;
+    const restarts = r.lifetimes.length - 1;
+    if (t.role === "accept") {
+      add(
+        `${t.id} all answers 2xx`,
+        r.non2xx === 0 && r.socketErrors === 0,
+        `${r.non2xx} non-2xx, ${r.socketErrors} socket errors`,
+      );
+    } else if (t.id !== "refuse-32009") {
+      // wrk sees -32009 as a 200; the probe checked its code, the row count checks the rest.
+      // A restarted rate limiter lets one submission through again, hence the allowance.
+      const allowed = t.id === "refuse-429" ? restarts : 0;
+      add(
+        `${t.id} every answer refused`,
+        r.requests - r.non2xx <= allowed,
+        `${r.non2xx} of ${r.requests} non-2xx`,
+      );
+    }
+    const s = r.storage;
+    if (!s) continue;
+    if (s.commits === null || s.submissions === null) {
+      add(`${t.id} shutdown line`, false, s.note || "commits/submissions missing");
+    }
+    if (s.rows === null) {
+      add(`${t.id} rows counted`, false, s.note);
+      continue;
+    }
+    if (t.role === "accept") {
+      // Every 2xx the client saw must be stored; a few more may be: wrk drops its in-flight
+      // requests when a run ends, after the server may already have committed them.
+      const inFlightBound = connections * (r.loadRuns + restarts);
+      add(
+        `${t.id} every 2xx stored`,
+        s.rows >= r.accepted && s.rows <= r.accepted + inFlightBound,
+        `${num(s.rows)} rows for ${num(r.accepted)} 2xx ` +
+          `(at most ${num(inFlightBound)} abandoned in flight)`,
+      );
+    }
+    if (s.submissions !== null) {
+      add(
+        `${t.id} rows == server's submissions`,
+        s.rows === s.submissions,
+        `${num(s.rows)} rows, ${num(s.submissions)} reported`,
+      );
+    }
+    if (s.commits !== null && s.submissions !== null && s.submissions > 0) {
+      // Group commit: each stored submission rides in exactly one commit, many per commit.
+      add(
+        `${t.id} group commit (commits <= submissions)`,
+        s.commits >= 1 && s.commits <= s.submissions,
+        `${num(s.submissions)} submissions in ${num(s.commits)} commits = ` +
+          `${num(s.submissions / Math.max(1, s.commits), 1)} per commit`,
+      );
+    }
+  }
+  return checks;
+}

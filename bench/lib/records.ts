@@ -1,0 +1,149 @@
+/**
+ * What a bench run keeps per target, and the medians over its measured rounds.
+ *
+ * @module
+ */
+
+import type { CpuUse } from "./cpu.ts";
+import type { LoadResult } from "./load.ts";
+import { median } from "./report.ts";
+import type { Probe, Role, Target } from "./targets.ts";
+import { microsPerRequest, type ThreadCpu, TICKS_PER_SECOND } from "./threads.ts";
+
+/** One load generator pass and the CPU spent around it. */
+export type RunRecord = LoadResult & {
+  /** Server tree and foreign processes, in cores. */
+  cpu: CpuUse;
+  /** The serving process's threads over the same window. */
+  threads: ThreadCpu;
+  /** Server CPU (every thread) per response, in microseconds. */
+  cpuUsPerRequest: number | null;
+};
+
+/** Builds a run record from a load result and the CPU measured around it. */
+export function runRecord(loaded: LoadResult, cpu: CpuUse, threads: ThreadCpu): RunRecord {
+  return {
+    ...loaded,
+    cpu,
+    threads,
+    cpuUsPerRequest: microsPerRequest(threads.ticks, loaded.requests),
+  };
+}
+
+/** What a Beacon stored, from its database file and its shutdown line. */
+export interface Storage {
+  /** From the server's final stdout line; null when the line was missing. */
+  commits: number | null;
+  submissions: number | null;
+  /** Rows after the probe, before any load (read while the server runs; WAL allows it). */
+  rowsBeforeLoad: number | null;
+  /** Rows counted in the database file after the server stopped; null when not countable. */
+  rows: number | null;
+  table: string;
+  note: string;
+}
+
+/** One server process's life, as the harness saw it end. */
+export interface Lifetime {
+  pid: number;
+  code: number;
+  signal: string | null;
+  /** "harness" when the harness stopped it, "outside" when it had exited before. */
+  endedBy: "harness" | "outside";
+  peakMiB: number;
+  sampledPeakMiB: number;
+  /** From the Beacon's shutdown line; null for other servers or when the line is missing. */
+  commits: number | null;
+  submissions: number | null;
+}
+
+/** Medians over the measured rounds. */
+export interface Medians {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuUsPerRequest: number | null;
+  mainUtilisation: number;
+  /** Cores the whole server process used while loaded. */
+  serverCores: number;
+}
+
+/** Everything a run learned about one target. */
+export interface TargetRecord {
+  id: string;
+  label: string;
+  role: Role;
+  probe: Probe | null;
+  error: string | null;
+  warmup: RunRecord | null;
+  rounds: RunRecord[];
+  median: Medians | null;
+  non2xx: number;
+  requests: number;
+  socketErrors: number;
+  /** Largest share of the machine (in cores) that unrelated processes used in a measured round. */
+  maxOtherCpu: number;
+  /** Largest peak over the target's server processes (one, unless restarted). */
+  rss: { peakMiB: number; sampledPeakMiB: number } | null;
+  /** 2xx answers that mean a stored submission, probe included (Beacon targets). */
+  accepted: number;
+  storage: Storage | null;
+  /** Each server process this target had: one, unless something outside stopped it. */
+  lifetimes: Lifetime[];
+  /** Load runs thrown away because the server died during them (their 2xx still count). */
+  discardedRuns: number;
+  /** Load generator passes made, warm-up and discarded ones included. */
+  loadRuns: number;
+}
+
+/** A fresh record for a target about to be started. */
+export function emptyRecord(t: Target): TargetRecord {
+  return {
+    id: t.id,
+    label: t.label,
+    role: t.role,
+    probe: null,
+    error: null,
+    warmup: null,
+    rounds: [],
+    median: null,
+    non2xx: 0,
+    requests: 0,
+    socketErrors: 0,
+    maxOtherCpu: 0,
+    rss: null,
+    accepted: 0,
+    storage: null,
+    lifetimes: [],
+    discardedRuns: 0,
+    loadRuns: 0,
+  };
+}
+
+/** Connect, read, write and timeout errors of one pass. */
+export function socketErrors(r: LoadResult): number {
+  return r.errors.connect + r.errors.read + r.errors.write + r.errors.timeout;
+}
+
+/** Fills in the medians and totals of every record that has measured rounds. */
+export function summarise(records: Iterable<TargetRecord>): void {
+  for (const record of records) {
+    const rounds = record.rounds;
+    if (rounds.length === 0) continue;
+    const perRequest = rounds.map((r) => r.cpuUsPerRequest).filter((v): v is number => v !== null);
+    record.median = {
+      rps: median(rounds.map((r) => r.rps)),
+      p50Ms: median(rounds.map((r) => r.p50Ms)),
+      p99Ms: median(rounds.map((r) => r.p99Ms)),
+      cpuUsPerRequest: perRequest.length > 0 ? median(perRequest) : null,
+      mainUtilisation: median(rounds.map((r) => r.threads.mainUtilisation)),
+      serverCores: median(
+        rounds.map((r) => r.threads.ticks / TICKS_PER_SECOND / r.threads.wallS),
+      ),
+    };
+    record.requests = rounds.reduce((sum, r) => sum + r.requests, 0);
+    record.non2xx = rounds.reduce((sum, r) => sum + r.non2xx, 0);
+    record.socketErrors = rounds.reduce((sum, r) => sum + socketErrors(r), 0);
+    record.maxOtherCpu = Math.max(...rounds.map((r) => r.cpu.other));
+  }
+}
