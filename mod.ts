@@ -217,7 +217,6 @@ async function guardFile(
  *
  * @example
  * ```ts
- * import assert from "node:assert/strict";
  * import { createBeacon } from "./mod.ts";
  *
  * const beacon = createBeacon({ database: { url: ":memory:" }, rateLimit: "off" });
@@ -229,7 +228,7 @@ async function guardFile(
  *   }),
  *   { remoteAddress: "127.0.0.1" },
  * );
- * assert.equal(response.status, 202);
+ * if (response.status !== 202) throw new Error(`expected 202, got ${response.status}`);
  * await beacon.close();
  * ```
  */

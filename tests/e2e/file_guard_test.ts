@@ -59,8 +59,11 @@ async function assertNoLaterContent(server: ServerProcess): Promise<void> {
   }
 }
 
-async function running(run: (server: ServerProcess, path: string) => Promise<void>): Promise<void> {
-  const server = await startServer();
+async function running(
+  run: (server: ServerProcess, path: string) => Promise<void>,
+  env: Record<string, string> = {},
+): Promise<void> {
+  const server = await startServer({ env });
   const path = server.databaseUrl.slice("file:".length);
   try {
     await run(server, path);
@@ -70,17 +73,19 @@ async function running(run: (server: ServerProcess, path: string) => Promise<voi
   }
 }
 
-Deno.test("the running server keeps acknowledging while its files are untouched", async () => {
-  await running(async (server, path) => {
-    for (let i = 0; i < 3; i++) {
-      assertEquals((await submit(server, `before ${i}`)).status, 202);
-      // Longer than the guard's 2 s interval, so checks ran between the submissions.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-    }
-    assert((await Deno.stat(`${path}-wal`)).isFile, "the WAL is there while the server runs");
-    assert(!server.stderr().includes("DatabaseFile") && !server.stderr().includes("DatabaseWal"));
+for (const writerThread of ["off", "on"]) {
+  Deno.test(`the running server keeps acknowledging while its files are untouched (writer thread ${writerThread})`, async () => {
+    await running(async (server, path) => {
+      for (let i = 0; i < 3; i++) {
+        assertEquals((await submit(server, `before ${i}`)).status, 202);
+        // Longer than the guard's 2 s interval, so checks ran between the submissions.
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+      }
+      assert((await Deno.stat(`${path}-wal`)).isFile, "the WAL is there while the server runs");
+      assert(!server.stderr().includes("DatabaseFile") && !server.stderr().includes("DatabaseWal"));
+    }, { BEACON_WRITER_THREAD: writerThread });
   });
-});
+}
 
 Deno.test("database, WAL and SHM removed under the running server: 503 from then on, logged once", async () => {
   await running(async (server, path) => {
