@@ -8,9 +8,9 @@
  *
  * Reasons follow the spec's rule for the gRPC and HTTP bindings (A2A §10.6, §11.6): the error's
  * name in UPPER_SNAKE case without "Error", so `TaskNotFoundError` is `TASK_NOT_FOUND` and the
- * standard `JSONParseError` of the A2A §9.5 table is `JSON_PARSE`. Two reasons are the Beacon's
- * refinements of a standard code: `MESSAGE_ID_REUSED` (-32602) and `UNAVAILABLE` (-32603, the
- * google.rpc code name, telling a client that a retry may succeed).
+ * standard `JSONParseError` of the A2A §9.5 table is `JSON_PARSE`. One reason is the Beacon's
+ * refinement of a standard code: `UNAVAILABLE` (-32603, the google.rpc code name, telling a
+ * client that a retry may succeed).
  *
  * The mapping is total and never leaks: an {@linkcode A2AFailure} carries only text and metadata
  * written here or by the endpoint's own code; a `StorageError` and an unknown thrown value become
@@ -33,7 +33,6 @@ export type FailureKind =
   | "invalidRequest"
   | "methodNotFound"
   | "invalidParams"
-  | "messageIdReused"
   | "internal"
   | "unavailable"
   | "taskNotFound"
@@ -63,11 +62,6 @@ export const FAILURES: Readonly<Record<FailureKind, FailureSpec>> = {
   },
   methodNotFound: { code: -32601, reason: "METHOD_NOT_FOUND", message: "Method not found" },
   invalidParams: { code: -32602, reason: "INVALID_PARAMS", message: "Invalid parameters" },
-  messageIdReused: {
-    code: -32602,
-    reason: "MESSAGE_ID_REUSED",
-    message: "Invalid parameters: message.messageId was already used with different content",
-  },
   internal: { code: -32603, reason: "INTERNAL", message: "Internal error" },
   unavailable: {
     code: -32603,
@@ -191,11 +185,9 @@ function errorObject(
 export function failureKindOf(error: unknown): FailureKind {
   if (error instanceof A2AFailure) return error.kind;
   if (error instanceof StorageError) return "unavailable";
-  if (error instanceof BeaconError) {
-    // The intake refuses a reused idempotency key (the A2A messageId) with other content.
-    if (error.code === "idempotency_key_reused") return "messageIdReused";
-    if (error.code === "unavailable") return "unavailable";
-  }
+  // The A2A path asks the intake to replay on any key match, so it never sees
+  // `idempotency_key_reused`; were it to, it would be a defect, answered as internal.
+  if (error instanceof BeaconError && error.code === "unavailable") return "unavailable";
   return "internal";
 }
 
@@ -214,8 +206,5 @@ export function failureKindOf(error: unknown): FailureKind {
 export function toJsonRpcError(error: unknown): JsonRpcErrorObject {
   if (error instanceof A2AFailure) return errorObject(error.kind, error.message, error.metadata);
   const kind = failureKindOf(error);
-  const metadata: Record<string, string> = kind === "messageIdReused"
-    ? { field: "message.messageId" }
-    : {};
-  return errorObject(kind, FAILURES[kind].message, metadata);
+  return errorObject(kind, FAILURES[kind].message, {});
 }

@@ -17,8 +17,12 @@
  * 5. A non-empty `message.taskId` → -32001 when no such task exists (§3.1.1), -32004 when it
  *    does; a non-empty `message.contextId` → -32004. Each submission opens a new task:
  *    continuing one would mean returning to stored content.
- * 6. Store, with the `messageId` as the idempotency key: a retry of the same message from the
- *    same source returns the same task; the same id with other content is -32602.
+ * 6. Store, keyed by `messageId` and the SHA-256 of the message's RFC 8785 canonical form
+ *    ({@linkcode idempotencyKeyOf}): a retry of the same message from the same source within the
+ *    window returns the same task, whatever its member order; the same `messageId` with other
+ *    content is a new submission. A2A 1.0 makes `messageId` creator-chosen and defines no rule
+ *    for a reused one, and clients (the official conformance suite among them) build ids from a
+ *    prefix and send several messages under one; refusing those would break them.
  *
  * §3.2.2 makes blocking the default: without `returnImmediately` the server waits for a
  * terminal or interrupted state. A Beacon task never leaves `TASK_STATE_SUBMITTED` by
@@ -29,6 +33,9 @@
  */
 import type { IdentityCheck, Intake, Receipt } from "../intake/accept.ts";
 import type { JsonValue } from "../json/strict_json.ts";
+import { hex } from "../intake/encoding.ts";
+import { sha256 } from "../intake/sha256.ts";
+import { canonicalJson } from "../message/canonical.ts";
 import { checkIdentity } from "../message/identity.ts";
 import { type BeaconMessage, checkMessage } from "../message/schema.ts";
 import { nativeReceipt } from "../native/receipt.ts";
@@ -47,7 +54,7 @@ import {
   requiredId,
 } from "./params.ts";
 
-/** Longest accepted `messageId`, in code points (it is stored as the idempotency key). */
+/** Longest accepted `messageId`, in code points (it is part of the stored idempotency key). */
 export const MAX_MESSAGE_ID_LENGTH = 128;
 
 /** Most parts accepted in one message. */
@@ -268,6 +275,24 @@ export async function refuseContinuation(
   }
 }
 
+/**
+ * The idempotency key of an A2A message: the hex SHA-256 of its RFC 8785 canonical form, a
+ * space, and the `messageId`. The digest comes first and has a fixed length, so no `messageId`
+ * can make two keys collide. Because the key covers the content, the intake replays on any key
+ * match (`idempotencyReplay: "any"`).
+ *
+ * @example
+ * ```ts
+ * import { idempotencyKeyOf } from "./send_message.ts";
+ * const a = idempotencyKeyOf({ messageId: "m", role: "ROLE_USER", parts: [{ text: "Hi" }] });
+ * const b = idempotencyKeyOf({ parts: [{ text: "Hi" }], role: "ROLE_USER", messageId: "m" });
+ * a === b; // true
+ * ```
+ */
+export function idempotencyKeyOf(message: JsonObject): string {
+  return `${hex(sha256(encoder.encode(canonicalJson(message))))} ${String(message.messageId)}`;
+}
+
 /** What {@linkcode sendMessage} needs for one request. */
 export interface SendMessageContext {
   /** The intake shared with the native protocol. */
@@ -289,8 +314,8 @@ export interface SendMessageOutcome {
 }
 
 /**
- * Runs `SendMessage`: validates, maps, stores, and builds the task. Throws an `A2AFailure`,
- * a `BeaconError("idempotency_key_reused")` or a `StorageError`; `toJsonRpcError` maps each.
+ * Runs `SendMessage`: validates, maps, stores, and builds the task. Throws an `A2AFailure` or
+ * a `StorageError`; `toJsonRpcError` maps each.
  *
  * @example
  * ```ts
@@ -316,7 +341,8 @@ export async function sendMessage(
     content: mapped.content,
     source: context.source,
     identity,
-    idempotencyKey: checked.messageId,
+    idempotencyKey: idempotencyKeyOf(checked.message),
+    idempotencyReplay: "any",
   });
   const task = {
     id: receipt.id,
