@@ -62,8 +62,11 @@ export function a2aHandler(deps: A2AHandlerDependencies): RouteHandler {
         );
       }
       const parsed = parseStrictJson(context.body ?? new Uint8Array(0));
-      if (!parsed.ok) throw new A2AFailure("parse");
-      const envelope = readEnvelope(parsed.value);
+      if (!parsed.ok) {
+        // Where the JSON broke, as a byte offset: a number of ours, not submitted content.
+        throw new A2AFailure("parse", undefined, { offset: String(parsed.offset) });
+      }
+      const envelope = readEnvelope(parsed.value, parsed.rootNumberText);
       if (!envelope.ok) {
         id = envelope.id;
         throw envelope.failure;

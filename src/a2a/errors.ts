@@ -24,6 +24,12 @@ import { BeaconError, stackless, StorageError } from "../errors.ts";
 /** `@type` of a `google.rpc.ErrorInfo` in the ProtoJSON `Any` form (A2A §9.5). */
 export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
 
+/** `@type` of a `google.rpc.BadRequest` in the ProtoJSON `Any` form (A2A §9.5). */
+export const BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest";
+
+/** Most field violations one -32602 answer lists. */
+export const MAX_FIELD_VIOLATIONS = 20;
+
 /** `ErrorInfo.domain` of every error the Beacon sends (A2A §9.5 example). */
 export const ERROR_DOMAIN = "a2a-protocol.org";
 
@@ -108,14 +114,33 @@ export interface ErrorInfo {
   readonly metadata: Readonly<Record<string, string>>;
 }
 
+/** One `google.rpc.BadRequest.FieldViolation`: a path of ours and a fixed text. */
+export interface FieldViolation {
+  /** The field's path, built from A2A's and the message schema's own names and indices. */
+  readonly field: string;
+  /** Fixed human text, such as "is required"; never a value. */
+  readonly description: string;
+}
+
+/** A `google.rpc.BadRequest` as it travels in `error.data` beside the ErrorInfo. */
+export interface BadRequest {
+  /** Always {@linkcode BAD_REQUEST_TYPE}. */
+  readonly "@type": typeof BAD_REQUEST_TYPE;
+  /** Every violation found, at most {@linkcode MAX_FIELD_VIOLATIONS}. */
+  readonly fieldViolations: readonly FieldViolation[];
+}
+
 /** A JSON-RPC 2.0 error object (JSON-RPC 2.0 §5.1). */
 export interface JsonRpcErrorObject {
   /** The error code. */
   readonly code: number;
   /** Fixed human text, never submitted content. */
   readonly message: string;
-  /** One ErrorInfo (A2A §9.5: an array of `@type` objects). */
-  readonly data: readonly [ErrorInfo];
+  /**
+   * One ErrorInfo, then for -32602 one BadRequest naming every violation (A2A §9.5: an array
+   * of `@type` objects; ErrorInfo and BadRequest are the two types it names).
+   */
+  readonly data: readonly [ErrorInfo] | readonly [ErrorInfo, BadRequest];
 }
 
 /**
@@ -133,22 +158,32 @@ export class A2AFailure extends Error {
   readonly kind: FailureKind;
   /** `ErrorInfo.metadata`: fixed names and values chosen by our code. */
   readonly metadata: Readonly<Record<string, string>>;
+  /** For -32602: the violations sent as a `google.rpc.BadRequest`. */
+  readonly violations: readonly FieldViolation[] | undefined;
 
   /** Creates a refusal; `message` defaults to the kind's fixed text. */
-  constructor(kind: FailureKind, message?: string, metadata: Record<string, string> = {}) {
+  constructor(
+    kind: FailureKind,
+    message?: string,
+    metadata: Record<string, string> = {},
+    violations?: readonly FieldViolation[],
+  ) {
     const limit = stackless(); // an expected refusal needs no stack (see src/errors.ts)
     super(message ?? FAILURES[kind].message);
     Error.stackTraceLimit = limit;
     this.name = "A2AFailure";
     this.kind = kind;
     this.metadata = metadata;
+    this.violations = violations?.slice(0, MAX_FIELD_VIOLATIONS);
   }
 }
 
 /**
  * A -32602 refusal naming the field (A2A §3.3.2: say which field; design: never its value).
  * `field` must be a path built from our own member names and array indices, such as
- * `message.parts[2]`, and `problem` fixed text such as "must be a string".
+ * `message.parts[2]`, and `problem` fixed text such as "must be a string". The answer carries
+ * a `google.rpc.BadRequest` beside the ErrorInfo (A2A §9.5) listing `violations`: by default
+ * this one, or every one found when the caller collected several.
  *
  * @example
  * ```ts
@@ -156,20 +191,39 @@ export class A2AFailure extends Error {
  * throw invalidParams("message.messageId", "is required");
  * ```
  */
-export function invalidParams(field: string, problem: string): A2AFailure {
-  return new A2AFailure("invalidParams", `Invalid parameters: ${field} ${problem}`, { field });
+export function invalidParams(
+  field: string,
+  problem: string,
+  violations: readonly FieldViolation[] = [{ field, description: problem }],
+): A2AFailure {
+  return new A2AFailure(
+    "invalidParams",
+    `Invalid parameters: ${field} ${problem}`,
+    { field },
+    violations,
+  );
 }
 
 function errorObject(
   kind: FailureKind,
   message: string,
   metadata: Readonly<Record<string, string>>,
+  violations?: readonly FieldViolation[],
 ): JsonRpcErrorObject {
   const spec = FAILURES[kind];
+  const info: ErrorInfo = {
+    "@type": ERROR_INFO_TYPE,
+    reason: spec.reason,
+    domain: ERROR_DOMAIN,
+    metadata,
+  };
+  if (violations === undefined || violations.length === 0) {
+    return { code: spec.code, message, data: [info] };
+  }
   return {
     code: spec.code,
     message,
-    data: [{ "@type": ERROR_INFO_TYPE, reason: spec.reason, domain: ERROR_DOMAIN, metadata }],
+    data: [info, { "@type": BAD_REQUEST_TYPE, fieldViolations: violations }],
   };
 }
 
@@ -204,7 +258,9 @@ export function failureKindOf(error: unknown): FailureKind {
  * ```
  */
 export function toJsonRpcError(error: unknown): JsonRpcErrorObject {
-  if (error instanceof A2AFailure) return errorObject(error.kind, error.message, error.metadata);
+  if (error instanceof A2AFailure) {
+    return errorObject(error.kind, error.message, error.metadata, error.violations);
+  }
   const kind = failureKindOf(error);
   return errorObject(kind, FAILURES[kind].message, {});
 }

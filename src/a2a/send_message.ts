@@ -228,8 +228,13 @@ export function mapContent(checked: CheckedSendMessage): MappedContent {
       };
     }
     // checkMessage names schema fields only, never a submitted key (src/message/schema.ts).
-    const path = `message.parts[${index}].data` + (result.field === "" ? "" : `.${result.field}`);
-    refusal = invalidParams(path, result.problem);
+    const base = `message.parts[${index}].data`;
+    const pathOf = (field: string) => base + (field === "" ? "" : `.${field}`);
+    refusal = invalidParams(
+      pathOf(result.field),
+      result.problem,
+      result.violations.map(({ field, description }) => ({ field: pathOf(field), description })),
+    );
   }
   if (hasText) {
     return { kind: "unstructured", content: encoder.encode(JSON.stringify(checked.message)) };

@@ -56,7 +56,11 @@ Deno.test("A2A endpoint: transport refusals keep the native error body", async (
           const answer = await a2a.post("x".repeat(65_537));
           assertStrictEquals(answer.status, 413);
           assertEquals(answer.json, {
-            error: { code: "too_large", message: "The body exceeds the size limit" },
+            error: {
+              code: "too_large",
+              message: "The body exceeds the size limit",
+              maxBodyBytes: 65_536,
+            },
           });
         });
       },
@@ -174,6 +178,40 @@ Deno.test("A2A endpoint: media type, parse errors and the JSON-RPC envelope", as
         });
       });
     }
+
+    for (
+      const [label, idText] of [
+        ["0.000…1 with 10,000 zeros (it parses to 0)", "0." + "0".repeat(10_000) + "1"],
+        ["1.0", "1.0"],
+        ["1e0", "1e0"],
+        ["-0", "-0"],
+        ["2^53 written out", "9007199254740992"],
+        ["-(2^53)", "-9007199254740992"],
+        ["1e400 (out of range)", "1e400"],
+      ] as const
+    ) {
+      await t.step(`a number id written ${label} is -32600: its echo would differ`, async () => {
+        await unchanged(a2a, async () => {
+          const body = JSON.stringify(SEND(0)).replace('"id":0', `"id":${idText}`);
+          const answer = await a2a.post(body);
+          if (idText === "1e400") {
+            expectError(answer, -32700, null, "JSON_PARSE"); // no double holds it at all
+          } else {
+            expectError(answer, -32600, null, "INVALID_REQUEST");
+            assertEquals(errorInfo(answer).metadata, { field: "id" });
+          }
+        });
+      });
+    }
+
+    await t.step("the echoed number id is exactly the id received, at both ends", async () => {
+      for (const idText of ["0", "-1", "9007199254740991", "-9007199254740991"]) {
+        const body = JSON.stringify(GET_TASK).replace('"id":7', `"id":${idText}`);
+        const answer = await a2a.post(body);
+        expectError(answer, -32001, Number(idText));
+        assert(answer.text.includes(`"id":${idText},`), answer.text);
+      }
+    });
 
     await t.step("a string id of 129 characters is -32600; 128 is echoed", async () => {
       await unchanged(a2a, async () => {
