@@ -62,6 +62,12 @@ export interface BeaconOptions {
    */
   rateLimit?: string | RateLimit | RateLimiter;
   /**
+   * Per-source budget for reading receipts (native status, and every A2A request before its
+   * body is read), separate from `rateLimit` so that polling never spends submissions. Same
+   * forms as `rateLimit`. Default `"120/1m"`.
+   */
+  statusRateLimit?: string | RateLimit | RateLimiter;
+  /**
    * Where the rate limiter keeps its state: `"memory"` (this process only) or `"database"`
    * (shared by every instance on the same database, one atomic UPSERT per check). Default
    * `"memory"`.
@@ -119,6 +125,7 @@ const DEFAULTS = {
   maxBodyBytes: 65_536,
   bodyTimeoutMs: 10_000,
   rateLimit: "10/1m",
+  statusRateLimit: "120/1m",
   idempotencyWindowMs: 24 * 60 * 60 * 1000,
 } as const;
 
@@ -129,8 +136,9 @@ function defaultRandomBytes(length: number): Uint8Array<ArrayBuffer> {
 /** The configured limit (for the discovery document) and, for a limiter of the caller's, it. */
 function resolveLimit(
   option: BeaconOptions["rateLimit"],
+  fallback: string = DEFAULTS.rateLimit,
 ): { limit: RateLimit | undefined; custom: RateLimiter | undefined } {
-  const value = option ?? DEFAULTS.rateLimit;
+  const value = option ?? fallback;
   if (typeof value === "string") return { limit: parseRateLimit(value), custom: undefined };
   if ("check" in value) return { limit: undefined, custom: value };
   return { limit: value, custom: undefined };
@@ -169,6 +177,8 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   const { limit, custom } = resolveLimit(options.rateLimit);
   // The in-memory limiter lives as long as the Beacon, across database reconnects.
   const memoryLimiter = limit && new MemoryRateLimiter(limit, now);
+  const status = resolveLimit(options.statusRateLimit, DEFAULTS.statusRateLimit);
+  const memoryStatusLimiter = status.limit && new MemoryRateLimiter(status.limit, now);
   const publicOrigin = options.publicUrl === undefined
     ? undefined
     : normaliseOrigin(options.publicUrl);
@@ -178,7 +188,13 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
     const cache = { lastModified: started, maxAgeSeconds: 300 };
     const [discovery, card, schema] = await Promise.all([
       prepareDocument(
-        discoveryDocument({ origin, maxBodyBytes, rateLimit: limit, receiptKey: receiptPublicKey }),
+        discoveryDocument({
+          origin,
+          maxBodyBytes,
+          rateLimit: limit,
+          statusRateLimit: status.limit,
+          receiptKey: receiptPublicKey,
+        }),
         cache,
       ),
       prepareDocument(agentCard({ origin }), cache),
@@ -239,6 +255,16 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
           (limit && options.rateLimitStore === "database"
             ? new SharedRateLimiter(store.client, limit, (source) => intake.sourceHash(source), now)
             : memoryLimiter),
+        statusLimiter: status.custom ??
+          (status.limit && options.rateLimitStore === "database"
+            ? new SharedRateLimiter(
+              store.client,
+              status.limit,
+              // Its own keys in the shared table: reads never spend submissions.
+              async (source) => "status " + await intake.sourceHash(source),
+              now,
+            )
+            : memoryStatusLimiter),
         maxBodyBytes,
         bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs,
         trustedProxies: options.trustedProxies ?? 0,

@@ -7,7 +7,9 @@
  * 3. the error boundary (total error mapping),
  * 4. source identification,
  * 5. routing: 404 / 405 / preflight, before any limit is spent or body read;
- *    then per route: rate limit → body limit → the protocol handler.
+ *    then per route: rate limit → body limit → the protocol handler. Submissions spend the
+ *    submission budget, receipt reads (native status, every A2A request) the status budget;
+ *    A2A `SendMessage` spends the submission budget too, once its method is known.
  *
  * Every refusal up to and including the body limit happens before any parsing and touches no
  * storage (design principle 6).
@@ -42,6 +44,8 @@ import { a2aHandler } from "./a2a/endpoint.ts";
 export interface HandlerParts {
   readonly intake: Intake;
   readonly limiter: RateLimiter | undefined;
+  /** The per-source budget for reading receipts (`BEACON_STATUS_RATE_LIMIT`). */
+  readonly statusLimiter?: RateLimiter | undefined;
   readonly maxBodyBytes: number;
   readonly bodyTimeoutMs: number;
   readonly trustedProxies: number;
@@ -68,7 +72,8 @@ function chain(middleware: readonly Middleware[], handler: RouteHandler): RouteH
 export function buildHandler(
   parts: HandlerParts,
 ): (request: Request, remoteAddress: string | undefined) => Promise<Response> {
-  const limited = rateLimit(parts.limiter);
+  const limited = rateLimit(parts.limiter, "submissions");
+  const statusLimited = rateLimit(parts.statusLimiter, "status");
   const bounded = bodyLimit(parts.maxBodyBytes, parts.bodyTimeoutMs);
   const document = (pick: "discovery" | "card" | "schema"): RouteHandler => async (context) => {
     const documents = await parts.documents(parts.origin(context.request, context.url));
@@ -77,8 +82,13 @@ export function buildHandler(
   };
   const submit = submitHandler({ intake: parts.intake, origin: parts.origin });
   const a2a = chain(
-    [limited, bounded],
-    a2aHandler({ intake: parts.intake, origin: parts.origin, onError: parts.onError }),
+    [statusLimited, bounded],
+    a2aHandler({
+      intake: parts.intake,
+      origin: parts.origin,
+      submissionLimiter: parts.limiter,
+      onError: parts.onError,
+    }),
   );
   const routes: Route[] = [
     { name: "discovery", path: DISCOVERY_PATH, methods: { GET: document("discovery") } },
@@ -92,7 +102,7 @@ export function buildHandler(
     {
       name: "native.status",
       path: STATUS_PATH.replace("{id}", ":id"),
-      methods: { GET: chain([limited], statusHandler(parts.intake)) },
+      methods: { GET: chain([statusLimited], statusHandler(parts.intake)) },
     },
     // Some clients append a slash to the card's interface URL; both spellings are the endpoint.
     { name: "a2a", path: A2A_PATH, methods: { POST: a2a } },

@@ -29,9 +29,24 @@ export interface DiscoveryFacts {
   /** The public origin, without a trailing slash. */
   readonly origin: string;
   readonly maxBodyBytes: number;
+  /** The submission budget per source; undefined when off. */
   readonly rateLimit: RateLimit | undefined;
+  /** The status-read budget per source; undefined when off. */
+  readonly statusRateLimit?: RateLimit | undefined;
   /** Base64url raw Ed25519 key that signs receipts, when receipts are signed. */
   readonly receiptKey?: string;
+}
+
+/** One per-source budget as the discovery document states it; null when it is off. */
+function budget(limit: RateLimit | undefined, spentBy: string): Record<string, unknown> | null {
+  if (limit === undefined) return null;
+  return {
+    requests: limit.count,
+    periodSeconds: limit.periodMs / 1000,
+    text: formatRateLimit(limit),
+    scope: "per source address (IPv4 address, IPv6 /64)",
+    spentBy,
+  };
 }
 
 /** Builds the discovery document for an origin. */
@@ -51,12 +66,15 @@ export function discoveryDocument(facts: DiscoveryFacts): Record<string, unknown
     messageSchema: origin + SCHEMA_PATH,
     limits: {
       maxBodyBytes: facts.maxBodyBytes,
-      rateLimit: facts.rateLimit === undefined ? null : {
-        requests: facts.rateLimit.count,
-        periodSeconds: facts.rateLimit.periodMs / 1000,
-        text: formatRateLimit(facts.rateLimit),
-        scope: "per source address (IPv4 address, IPv6 /64)",
-      },
+      rateLimit: budget(
+        facts.rateLimit,
+        "submissions: native submit and A2A SendMessage",
+      ),
+      statusRateLimit: budget(
+        facts.statusRateLimit,
+        "status reads: native status, and every A2A request (GetTask included) before its " +
+          "body is read",
+      ),
     },
     policies: {
       reply: "never",

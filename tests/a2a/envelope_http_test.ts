@@ -40,7 +40,7 @@ async function unchanged(a2a: A2AServer, run: () => Promise<void>): Promise<void
 }
 
 Deno.test("A2A endpoint: transport refusals keep the native error body", async (t) => {
-  const a2a = await startA2AServer({ BEACON_RATE_LIMIT: "3/1m" });
+  const a2a = await startA2AServer({ BEACON_RATE_LIMIT: "3/1m", BEACON_STATUS_RATE_LIMIT: "3/1m" });
   try {
     await t.step("GET /a2a/v1 is 405 method_not_allowed with Allow: POST", async () => {
       const response = await fetch(a2a.url + "/a2a/v1", { headers: { "a2a-version": "1.0" } });
@@ -71,6 +71,7 @@ Deno.test("A2A endpoint: transport refusals keep the native error body", async (
       for (let i = 0; i < 4; i++) last = await a2a.post(GET_TASK);
       assertStrictEquals(last!.status, 429);
       assertStrictEquals(last!.json.error.code, "rate_limited");
+      assertStrictEquals(last!.json.error.budget, "status", "every A2A request reads first");
       assert(Number(last!.headers.get("retry-after")) > 0);
     });
   } finally {
