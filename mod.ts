@@ -16,7 +16,7 @@
  */
 import { buildHandler } from "./src/handler.ts";
 import { Intake } from "./src/intake/accept.ts";
-import { prepareDocument } from "./src/http/cacheable.ts";
+import { type CachedDocument, prepareDocument, prepareText } from "./src/http/cacheable.ts";
 import {
   MemoryRateLimiter,
   parseRateLimit,
@@ -26,11 +26,14 @@ import {
 import { discoveryDocument } from "./src/native/discovery.ts";
 import { SharedRateLimiter } from "./src/limits/shared_rate.ts";
 import { agentCard } from "./src/a2a/card.ts";
+import { jwks, JWKS_CONTENT_TYPE, JWKS_PATH, signCard } from "./src/a2a/card_signature.ts";
+import { MARKDOWN_CONTENT_TYPE, SERVED_DOC_FILES, type ServedDoc } from "./src/native/docs.ts";
+import { SERVED_DOC_TEXTS } from "./src/native/served_docs.ts";
 import { messageJsonSchema } from "./src/message/schema.ts";
 import type { DatabaseConfig } from "./src/store/client.ts";
 import { SubmissionStore } from "./src/store/store.ts";
 import { errorResponse } from "./src/errors.ts";
-import { loadSigningKey, signReceipt } from "./src/signing/mod.ts";
+import { loadSigningKey, type SigningKey, signReceipt } from "./src/signing/mod.ts";
 import type { RequestLogEntry } from "./src/middleware/request_log.ts";
 import { harden } from "./src/middleware/response_headers.ts";
 
@@ -184,23 +187,35 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
     : normaliseOrigin(options.publicUrl);
   const started = new Date(now());
   const documentCache = new Map<string, ReturnType<typeof prepareAll>>();
+  // Computed once per public origin (the cache below): the card is signed here, not per request.
   const prepareAll = async (origin: string) => {
     const cache = { lastModified: started, maxAgeSeconds: 300 };
-    const [discovery, card, schema] = await Promise.all([
+    const key = cardKey!; // documents are only asked for once the Beacon is open
+    const [discovery, card, schema, keySet, ...docs] = await Promise.all([
       prepareDocument(
         discoveryDocument({
           origin,
           maxBodyBytes,
           rateLimit: limit,
           statusRateLimit: status.limit,
-          receiptKey: receiptPublicKey,
+          receiptKey: key.publicKey,
+          receiptKeyFingerprint: key.fingerprint,
         }),
         cache,
       ),
-      prepareDocument(agentCard({ origin }), cache),
+      signCard(agentCard({ origin }), key, origin + JWKS_PATH).then((signed) =>
+        prepareDocument(signed, cache)
+      ),
       prepareDocument(messageJsonSchema(), { ...cache, contentType: "application/schema+json" }),
+      prepareDocument(jwks(key), { ...cache, contentType: JWKS_CONTENT_TYPE }),
+      ...SERVED_DOC_FILES.map((name) =>
+        prepareText(SERVED_DOC_TEXTS[name], { ...cache, contentType: MARKDOWN_CONTENT_TYPE })
+      ),
     ]);
-    return { discovery, card, schema };
+    const served = Object.fromEntries(
+      SERVED_DOC_FILES.map((name, i) => [name, docs[i]]),
+    ) as Record<ServedDoc, CachedDocument>;
+    return { discovery, card, schema, jwks: keySet, docs: served };
   };
   const documents = (origin: string) => {
     let prepared = documentCache.get(origin);
@@ -218,7 +233,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
     | undefined;
   let closed = false;
   let storeRef: SubmissionStore | undefined;
-  let receiptPublicKey: string | undefined;
+  let cardKey: SigningKey | undefined;
   const open = () => {
     opening ??= (async () => {
       const store = await SubmissionStore.open(options.database ?? DEFAULTS.database, now);
@@ -240,7 +255,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         throw error;
       }
       storeRef = store;
-      receiptPublicKey = signingKey.publicKey;
+      cardKey = signingKey;
       const intake = new Intake({
         store,
         now,

@@ -39,6 +39,8 @@ import {
 import { submitHandler } from "./native/submit.ts";
 import { statusHandler } from "./native/status.ts";
 import { a2aHandler } from "./a2a/endpoint.ts";
+import { JWKS_PATH } from "./a2a/card_signature.ts";
+import { DOCS_PATH, SERVED_DOC_FILES, type ServedDoc } from "./native/docs.ts";
 
 /** Everything the handler is built from (resolved configuration plus opened resources). */
 export interface HandlerParts {
@@ -53,11 +55,13 @@ export interface HandlerParts {
   readonly now: () => number;
   /** The public origin used in documents and receipts for a request. */
   readonly origin: (request: Request, url: URL) => string;
-  /** The discovery document, agent card and message schema for an origin. */
+  /** The discovery document, agent card, message schema, JWKS and served docs for an origin. */
   readonly documents: (origin: string) => Promise<{
     discovery: CachedDocument;
     card: CachedDocument;
     schema: CachedDocument;
+    jwks: CachedDocument;
+    docs: Readonly<Record<ServedDoc, CachedDocument>>;
   }>;
   readonly log?: (entry: RequestLogEntry) => void;
   readonly onError?: (error: unknown) => void;
@@ -75,11 +79,25 @@ export function buildHandler(
   const limited = rateLimit(parts.limiter, "submissions");
   const statusLimited = rateLimit(parts.statusLimiter, "status");
   const bounded = bodyLimit(parts.maxBodyBytes, parts.bodyTimeoutMs);
-  const document = (pick: "discovery" | "card" | "schema"): RouteHandler => async (context) => {
+  const document = (pick: "discovery" | "card" | "schema" | "jwks"): RouteHandler =>
+  async (
+    context,
+  ) => {
     const documents = await parts.documents(parts.origin(context.request, context.url));
     context.log.outcome = "served";
     return serveDocument(context.request, documents[pick]);
   };
+  const servedDoc = (name: ServedDoc): Route => ({
+    name: "docs",
+    path: DOCS_PATH + name,
+    methods: {
+      GET: async (context) => {
+        const documents = await parts.documents(parts.origin(context.request, context.url));
+        context.log.outcome = "served";
+        return serveDocument(context.request, documents.docs[name]);
+      },
+    },
+  });
   const submit = submitHandler({ intake: parts.intake, origin: parts.origin });
   const a2a = chain(
     [statusLimited, bounded],
@@ -94,6 +112,8 @@ export function buildHandler(
     { name: "discovery", path: DISCOVERY_PATH, methods: { GET: document("discovery") } },
     { name: "a2a.card", path: CARD_PATH, methods: { GET: document("card") } },
     { name: "schema", path: SCHEMA_PATH, methods: { GET: document("schema") } },
+    { name: "jwks", path: JWKS_PATH, methods: { GET: document("jwks") } },
+    ...SERVED_DOC_FILES.map(servedDoc),
     {
       name: "native.submit",
       path: SUBMIT_PATH,

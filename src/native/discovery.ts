@@ -5,7 +5,9 @@
  *
  * @module
  */
+import { JWKS_PATH } from "../a2a/card_signature.ts";
 import { formatRateLimit, type RateLimit } from "../limits/rate.ts";
+import { docUrl } from "./docs.ts";
 
 /** The literal statement of design principle 5, shared by the card and this document. */
 export const IDENTITY_STATEMENT =
@@ -35,6 +37,8 @@ export interface DiscoveryFacts {
   readonly statusRateLimit?: RateLimit | undefined;
   /** Base64url raw Ed25519 key that signs receipts, when receipts are signed. */
   readonly receiptKey?: string;
+  /** `sha256:<hex>` of that key: the `kid` of the agent card's signature and of the JWKS. */
+  readonly receiptKeyFingerprint?: string;
 }
 
 /** One per-source budget as the discovery document states it; null when it is off. */
@@ -88,9 +92,23 @@ export function discoveryDocument(facts: DiscoveryFacts): Record<string, unknown
     statement: IDENTITY_STATEMENT,
     agentCard: origin + CARD_PATH,
     a2a: origin + A2A_PATH,
+    // The human-readable specifications, served by the Beacon itself: how to submit, how to
+    // verify a receipt (protocol) and the agent card's signature (a2a).
+    documentation: {
+      protocol: docUrl(origin, "protocol-0.1.md"),
+      a2a: docUrl(origin, "a2a.md"),
+    },
   };
   if (facts.receiptKey !== undefined) {
-    document.receiptSigning = { algorithm: "Ed25519", publicKey: facts.receiptKey };
+    document.receiptSigning = {
+      algorithm: "Ed25519",
+      publicKey: facts.receiptKey,
+      ...(facts.receiptKeyFingerprint === undefined
+        ? {}
+        : { fingerprint: facts.receiptKeyFingerprint }),
+      // The same key as a JWK Set (RFC 7517); it also verifies the agent card's signature.
+      jwks: origin + JWKS_PATH,
+    };
   }
   return document;
 }
