@@ -40,7 +40,7 @@ import { checkIdentity } from "../message/identity.ts";
 import { type BeaconMessage, checkMessage } from "../message/schema.ts";
 import { nativeReceipt } from "../native/receipt.ts";
 import { RECEIPT_ID } from "../native/status.ts";
-import { A2AFailure, invalidParams } from "./errors.ts";
+import { A2AFailure, type FieldViolation, invalidParams } from "./errors.ts";
 import { isJsonObject, type JsonObject } from "./jsonrpc.ts";
 import {
   checkTenant,
@@ -119,7 +119,8 @@ function checkPart(value: JsonValue, path: string): { content: PartContent; part
 
 /**
  * Validates `SendMessageRequest` params (A2A §1.1 of the notes; proto `SendMessageRequest`).
- * Throws -32602 naming the first bad field. Unknown members are ignored (A2A §5.7).
+ * Throws one -32602 naming the first bad field and listing every one (each part, each member).
+ * Unknown members are ignored (A2A §5.7).
  *
  * @example
  * ```ts
@@ -132,48 +133,97 @@ function checkPart(value: JsonValue, path: string): { content: PartContent; part
  */
 export function checkSendMessage(params: JsonObject | undefined): CheckedSendMessage {
   const request = params ?? {};
-  checkTenant(request);
-  const message = optionalObject(request, "message", "message");
-  if (message === undefined) throw invalidParams("message", "is required");
-  const messageId = requiredId(message, "messageId", "message.messageId", MAX_MESSAGE_ID_LENGTH);
-  checkRole(message);
-  const rawParts = member(message, "parts");
-  if (rawParts === undefined) throw invalidParams("message.parts", "is required");
-  if (!Array.isArray(rawParts)) throw invalidParams("message.parts", "must be an array");
-  if (rawParts.length === 0) throw invalidParams("message.parts", "must not be empty");
-  if (rawParts.length > MAX_PARTS) {
-    throw invalidParams("message.parts", `must have at most ${MAX_PARTS} parts`);
+  const found = new Violations();
+  found.check(() => checkTenant(request));
+  const message = found.check(() => optionalObject(request, "message", "message"));
+  if (message === undefined) {
+    found.check(() => {
+      if (member(request, "message") === undefined) throw invalidParams("message", "is required");
+    });
+    found.throwAny();
   }
-  const parts = rawParts.map((part, index) => checkPart(part, `message.parts[${index}]`));
-  const taskId = optionalString(message, "taskId", "message.taskId");
-  const contextId = optionalString(message, "contextId", "message.contextId");
-  optionalObject(message, "metadata", "message.metadata");
-  optionalStringArray(message, "extensions", "message.extensions");
-  optionalStringArray(message, "referenceTaskIds", "message.referenceTaskIds");
+  const messageId = found.check(() =>
+    requiredId(message!, "messageId", "message.messageId", MAX_MESSAGE_ID_LENGTH)
+  );
+  found.check(() => checkRole(message!));
+  const rawParts = found.check(() => {
+    const value = member(message!, "parts");
+    if (value === undefined) throw invalidParams("message.parts", "is required");
+    if (!Array.isArray(value)) throw invalidParams("message.parts", "must be an array");
+    if (value.length === 0) throw invalidParams("message.parts", "must not be empty");
+    if (value.length > MAX_PARTS) {
+      throw invalidParams("message.parts", `must have at most ${MAX_PARTS} parts`);
+    }
+    return value;
+  }) ?? [];
+  const parts = rawParts.map((part, index) =>
+    found.check(() => checkPart(part, `message.parts[${index}]`))
+  );
+  const taskId = found.check(() => optionalString(message!, "taskId", "message.taskId"));
+  const contextId = found.check(() => optionalString(message!, "contextId", "message.contextId"));
+  found.check(() => optionalObject(message!, "metadata", "message.metadata"));
+  found.check(() => optionalStringArray(message!, "extensions", "message.extensions"));
+  found.check(() => optionalStringArray(message!, "referenceTaskIds", "message.referenceTaskIds"));
 
-  const configuration = optionalObject(request, "configuration", "configuration");
+  const configuration = found.check(() =>
+    optionalObject(request, "configuration", "configuration")
+  );
   let wantsPush = false;
   if (configuration !== undefined) {
     // Accepted and without effect: the output is always the JSON task, there is no history
     // to shorten, and the answer is immediate in either mode (see the module documentation).
-    optionalStringArray(configuration, "acceptedOutputModes", "configuration.acceptedOutputModes");
-    optionalInteger(configuration, "historyLength", "configuration.historyLength", 0, INT32_MAX);
-    optionalBoolean(configuration, "returnImmediately", "configuration.returnImmediately");
-    wantsPush = optionalObject(
-      configuration,
-      "taskPushNotificationConfig",
-      "configuration.taskPushNotificationConfig",
+    found.check(() =>
+      optionalStringArray(configuration, "acceptedOutputModes", "configuration.acceptedOutputModes")
+    );
+    found.check(() =>
+      optionalInteger(configuration, "historyLength", "configuration.historyLength", 0, INT32_MAX)
+    );
+    found.check(() =>
+      optionalBoolean(configuration, "returnImmediately", "configuration.returnImmediately")
+    );
+    wantsPush = found.check(() =>
+      optionalObject(
+        configuration,
+        "taskPushNotificationConfig",
+        "configuration.taskPushNotificationConfig",
+      )
     ) !== undefined;
   }
-  optionalObject(request, "metadata", "metadata");
+  found.check(() => optionalObject(request, "metadata", "metadata"));
+  found.throwAny();
   return {
-    message,
-    messageId,
-    parts,
+    message: message!,
+    messageId: messageId!,
+    parts: parts as { content: PartContent; part: JsonObject }[],
     taskId: taskId === "" ? undefined : taskId,
     contextId: contextId === "" ? undefined : contextId,
     wantsPush,
   };
+}
+
+/**
+ * Collects -32602 violations instead of stopping at the first, so one answer names every field
+ * at fault (A2A §9.5 BadRequest); each check still stops at its own first problem.
+ */
+class Violations {
+  readonly #found: FieldViolation[] = [];
+
+  /** Runs one check; a -32602 it throws is recorded, anything else passes through. */
+  check<T>(run: () => T): T | undefined {
+    try {
+      return run();
+    } catch (error) {
+      if (!(error instanceof A2AFailure) || error.kind !== "invalidParams") throw error;
+      this.#found.push(...(error.violations ?? []));
+      return undefined;
+    }
+  }
+
+  /** Throws one -32602 naming the first violation and listing all, if any were found. */
+  throwAny(): void {
+    const [first] = this.#found;
+    if (first !== undefined) throw invalidParams(first.field, first.description, this.#found);
+  }
 }
 
 const encoder = new TextEncoder();
