@@ -104,8 +104,10 @@ export async function findSigningKey(
 }
 
 if (import.meta.main) {
-  const origin = originOf(Deno.args[0]);
-  if (origin === undefined || Deno.args.length !== 1) {
+  // `deno task card -- <origin>` hands the script the `--` too (Deno 2.9); it is not an argument.
+  const args = Deno.args[0] === "--" ? Deno.args.slice(1) : Deno.args;
+  const origin = originOf(args[0]);
+  if (origin === undefined || args.length !== 1) {
     console.error(
       "Usage: deno task card -- <public URL>, an http(s) origin such as https://beacon.example.com",
     );

@@ -164,7 +164,11 @@ Deno.test("deno task card: signed with BEACON_SIGNING_KEY; says so plainly when 
     await Deno.remove(directory, { recursive: true });
   }
 
-  for (const args of [[], ["https://beacon.example.com/path"], ["a", "b"]]) {
+  // What `deno task card -- <origin>` passes: the `--` as well.
+  const viaTask = await printCard(["--", ORIGIN], { BEACON_SIGNING_KEY: TEST_KEY });
+  assertStrictEquals(decode(viaTask.stdout), decode(signed.stdout));
+
+  for (const args of [[], ["--"], ["https://beacon.example.com/path"], ["a", "b"]]) {
     const refused = await printCard(args);
     assertStrictEquals(refused.code, 2);
     assertStrictEquals(refused.stdout.byteLength, 0);
