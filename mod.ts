@@ -16,7 +16,7 @@
  */
 import { buildHandler } from "./src/handler.ts";
 import { Intake } from "./src/intake/accept.ts";
-import { prepareDocument } from "./src/http/cacheable.ts";
+import { type CachedDocument, prepareDocument, prepareText } from "./src/http/cacheable.ts";
 import {
   MemoryRateLimiter,
   parseRateLimit,
@@ -26,11 +26,14 @@ import {
 import { discoveryDocument } from "./src/native/discovery.ts";
 import { SharedRateLimiter } from "./src/limits/shared_rate.ts";
 import { agentCard } from "./src/a2a/card.ts";
+import { jwks, JWKS_CONTENT_TYPE, JWKS_PATH, signCard } from "./src/a2a/card_signature.ts";
+import { MARKDOWN_CONTENT_TYPE, SERVED_DOC_FILES, type ServedDoc } from "./src/native/docs.ts";
+import { SERVED_DOC_TEXTS } from "./src/native/served_docs.ts";
 import { messageJsonSchema } from "./src/message/schema.ts";
 import type { DatabaseConfig } from "./src/store/client.ts";
 import { SubmissionStore } from "./src/store/store.ts";
 import { errorResponse } from "./src/errors.ts";
-import { loadSigningKey, signReceipts } from "./src/signing/mod.ts";
+import { loadSigningKey, type SigningKey, signReceipts } from "./src/signing/mod.ts";
 import type { RequestLogEntry } from "./src/middleware/request_log.ts";
 import { createDoor } from "./src/middleware/door.ts";
 import type { ListenerScheme } from "./src/http/target.ts";
@@ -67,6 +70,12 @@ export interface BeaconOptions {
    * Default `"10/1m"`.
    */
   rateLimit?: string | RateLimit | RateLimiter;
+  /**
+   * Per-source budget for reading receipts (native status, and every A2A request before its
+   * body is read), separate from `rateLimit` so that polling never spends submissions. Same
+   * forms as `rateLimit`. Default `"120/1m"`.
+   */
+  statusRateLimit?: string | RateLimit | RateLimiter;
   /**
    * Where the rate limiter keeps its state: `"memory"` (this process only) or `"database"`
    * (shared by every instance on the same database, one atomic UPSERT per check). Default
@@ -154,6 +163,7 @@ const DEFAULTS = {
   maxBodyBytes: 65_536,
   bodyTimeoutMs: 10_000,
   rateLimit: "10/1m",
+  statusRateLimit: "120/1m",
   idempotencyWindowMs: 60 * 60 * 1000,
 } as const;
 
@@ -164,8 +174,9 @@ function defaultRandomBytes(length: number): Uint8Array<ArrayBuffer> {
 /** The configured limit (for the discovery document) and, for a limiter of the caller's, it. */
 function resolveLimit(
   option: BeaconOptions["rateLimit"],
+  fallback: string = DEFAULTS.rateLimit,
 ): { limit: RateLimit | undefined; custom: RateLimiter | undefined } {
-  const value = option ?? DEFAULTS.rateLimit;
+  const value = option ?? fallback;
   if (typeof value === "string") return { limit: parseRateLimit(value), custom: undefined };
   if ("check" in value) return { limit: undefined, custom: value };
   return { limit: value, custom: undefined };
@@ -239,6 +250,8 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   const { limit, custom } = resolveLimit(options.rateLimit);
   // The in-memory limiter lives as long as the Beacon, across database reconnects.
   const memoryLimiter = limit && new MemoryRateLimiter(limit, now);
+  const status = resolveLimit(options.statusRateLimit, DEFAULTS.statusRateLimit);
+  const memoryStatusLimiter = status.limit && new MemoryRateLimiter(status.limit, now);
   const publicOrigin = options.publicUrl === undefined
     ? undefined
     : normaliseOrigin(options.publicUrl);
@@ -249,17 +262,35 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   };
   const started = new Date(now());
   const documentCache = new Map<string, ReturnType<typeof prepareAll>>();
+  // Computed once per public origin (the cache below): the card is signed here, not per request.
   const prepareAll = async (origin: string) => {
     const cache = { lastModified: started, maxAgeSeconds: 300 };
-    const [discovery, card, schema] = await Promise.all([
+    const key = cardKey!; // documents are only asked for once the Beacon is open
+    const [discovery, card, schema, keySet, ...docs] = await Promise.all([
       prepareDocument(
-        discoveryDocument({ origin, maxBodyBytes, rateLimit: limit, receiptKey: receiptPublicKey }),
+        discoveryDocument({
+          origin,
+          maxBodyBytes,
+          rateLimit: limit,
+          statusRateLimit: status.limit,
+          receiptKey: key.publicKey,
+          receiptKeyFingerprint: key.fingerprint,
+        }),
         cache,
       ),
-      prepareDocument(agentCard({ origin }), cache),
+      signCard(agentCard({ origin }), key, origin + JWKS_PATH).then((signed) =>
+        prepareDocument(signed, cache)
+      ),
       prepareDocument(messageJsonSchema(), { ...cache, contentType: "application/schema+json" }),
+      prepareDocument(jwks(key), { ...cache, contentType: JWKS_CONTENT_TYPE }),
+      ...SERVED_DOC_FILES.map((name) =>
+        prepareText(SERVED_DOC_TEXTS[name], { ...cache, contentType: MARKDOWN_CONTENT_TYPE })
+      ),
     ]);
-    return { discovery, card, schema };
+    const served = Object.fromEntries(
+      SERVED_DOC_FILES.map((name, i) => [name, docs[i]]),
+    ) as Record<ServedDoc, CachedDocument>;
+    return { discovery, card, schema, jwks: keySet, docs: served };
   };
   const documents = (origin: string) => {
     let prepared = documentCache.get(origin);
@@ -280,7 +311,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   let closed = false;
   let guard: FileGuard | undefined;
   let storeRef: SubmissionStore | undefined;
-  let receiptPublicKey: string | undefined;
+  let cardKey: SigningKey | undefined;
   const open = () => {
     opening ??= (async () => {
       const store = await SubmissionStore.open(options.database ?? DEFAULTS.database, now);
@@ -303,7 +334,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       }
       guard = await guardFile(options.database ?? DEFAULTS.database, options.onError);
       storeRef = store;
-      receiptPublicKey = signingKey.publicKey;
+      cardKey = signingKey;
       const intake = new Intake({
         store,
         now,
@@ -318,6 +349,16 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
           (limit && options.rateLimitStore === "database"
             ? new SharedRateLimiter(store.client, limit, (source) => intake.sourceHash(source), now)
             : memoryLimiter),
+        statusLimiter: status.custom ??
+          (status.limit && options.rateLimitStore === "database"
+            ? new SharedRateLimiter(
+              store.client,
+              status.limit,
+              // Its own keys in the shared table: reads never spend submissions.
+              async (source) => "status " + await intake.sourceHash(source),
+              now,
+            )
+            : memoryStatusLimiter),
         maxBodyBytes,
         bodyTimeoutMs: options.bodyTimeoutMs ?? DEFAULTS.bodyTimeoutMs,
         trustedProxies: options.trustedProxies ?? 0,

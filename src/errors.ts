@@ -47,6 +47,23 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; message: strin
 };
 
 /**
+ * Members an error body may carry beside `code` and `message`, so a refusal says what to change
+ * (docs/protocol-0.1.md §Errors): the violations of an invalid message (`fields`), the size limit
+ * (`maxBodyBytes`), where the JSON broke (`offset`), the exhausted rate budget (`budget`). Values
+ * are facts of our own (schema paths, fixed texts, numbers), never submitted content.
+ */
+export interface ErrorDetails {
+  /** `invalid_message`: each violation, by schema path and fixed problem text (bounded). */
+  readonly fields?: readonly { readonly field: string; readonly description: string }[];
+  /** `too_large`: the largest accepted body, in bytes. */
+  readonly maxBodyBytes?: number;
+  /** `invalid_json`: the byte offset in the body where the first error was found. */
+  readonly offset?: number;
+  /** `rate_limited`: which per-source budget was exhausted. */
+  readonly budget?: "submissions" | "status";
+}
+
+/**
  * An expected refusal. `message` must be fixed text written by us (it is sent to the client):
  * never interpolate submitted content into it.
  */
@@ -55,15 +72,23 @@ export class BeaconError extends Error {
   readonly code: ErrorCode;
   /** Extra response headers, such as `Retry-After` or `Allow`. */
   readonly headers: Readonly<Record<string, string>> | undefined;
+  /** Extra members of the error body. */
+  readonly details: ErrorDetails | undefined;
 
   /** Creates a refusal with a fixed, non-echoing message. */
-  constructor(code: ErrorCode, message?: string, headers?: Record<string, string>) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    headers?: Record<string, string>,
+    details?: ErrorDetails,
+  ) {
     const limit = stackless();
     super(message ?? ERRORS[code].message);
     Error.stackTraceLimit = limit;
     this.name = "BeaconError";
     this.code = code;
     this.headers = headers;
+    this.details = details;
   }
 }
 
@@ -88,13 +113,14 @@ export class StorageError extends Error {
   }
 }
 
-/** A native error body `{"error":{"code","message"}}` with the code's HTTP status. */
+/** A native error body `{"error":{"code","message", …details}}` with the code's HTTP status. */
 export function errorResponse(
   code: ErrorCode,
   message: string = ERRORS[code].message,
   headers?: Readonly<Record<string, string>>,
+  details?: ErrorDetails,
 ): Response {
-  return jsonResponse(ERRORS[code].status, { error: { code, message } }, headers);
+  return jsonResponse(ERRORS[code].status, { error: { code, message, ...details } }, headers);
 }
 
 /** The code a thrown value maps to. Total: anything unknown is `internal`. */
@@ -106,6 +132,8 @@ export function codeForError(error: unknown): ErrorCode {
 
 /** Maps any thrown value to a native error response, never exposing an unknown message. */
 export function responseForError(error: unknown): Response {
-  if (error instanceof BeaconError) return errorResponse(error.code, error.message, error.headers);
+  if (error instanceof BeaconError) {
+    return errorResponse(error.code, error.message, error.headers, error.details);
+  }
   return errorResponse(codeForError(error));
 }

@@ -9,7 +9,9 @@
  * 2. the error boundary (total error mapping),
  * 3. source identification,
  * 4. routing: 404 / 405 / preflight, before any limit is spent or body read;
- *    then per route: rate limit → body limit → the protocol handler.
+ *    then per route: rate limit → body limit → the protocol handler. Submissions spend the
+ *    submission budget, receipt reads (native status, every A2A request) the status budget;
+ *    A2A `SendMessage` spends the submission budget too, once its method is known.
  *
  * Every refusal up to and including the body limit happens before any parsing and touches no
  * storage (design principle 6).
@@ -39,11 +41,15 @@ import {
 import { submitHandler } from "./native/submit.ts";
 import { statusHandler } from "./native/status.ts";
 import { a2aHandler } from "./a2a/endpoint.ts";
+import { JWKS_PATH } from "./a2a/card_signature.ts";
+import { DOCS_PATH, SERVED_DOC_FILES, type ServedDoc } from "./native/docs.ts";
 
 /** Everything the handler is built from (resolved configuration plus opened resources). */
 export interface HandlerParts {
   readonly intake: Intake;
   readonly limiter: RateLimiter | undefined;
+  /** The per-source budget for reading receipts (`BEACON_STATUS_RATE_LIMIT`). */
+  readonly statusLimiter?: RateLimiter | undefined;
   readonly maxBodyBytes: number;
   readonly bodyTimeoutMs: number;
   readonly trustedProxies: number;
@@ -51,11 +57,13 @@ export interface HandlerParts {
   readonly now: () => number;
   /** The public origin used in documents and receipts for a request. */
   readonly origin: (request: Request, url: URL) => string;
-  /** The discovery document, agent card and message schema for an origin. */
+  /** The discovery document, agent card, message schema, JWKS and served docs for an origin. */
   readonly documents: (origin: string) => Promise<{
     discovery: CachedDocument;
     card: CachedDocument;
     schema: CachedDocument;
+    jwks: CachedDocument;
+    docs: Readonly<Record<ServedDoc, CachedDocument>>;
   }>;
   /** The one way out: hardening headers and the request log line. */
   readonly door: Door;
@@ -75,21 +83,43 @@ export function buildHandler(
   remoteAddress: string | undefined,
   scheme?: ListenerScheme,
 ) => Promise<Response> {
-  const limited = rateLimit(parts.limiter);
+  const limited = rateLimit(parts.limiter, "submissions");
+  const statusLimited = rateLimit(parts.statusLimiter, "status");
   const bounded = bodyLimit(parts.maxBodyBytes, parts.bodyTimeoutMs);
-  const document = (pick: "discovery" | "card" | "schema"): RouteHandler => async (context) => {
+  const document = (pick: "discovery" | "card" | "schema" | "jwks"): RouteHandler =>
+  async (
+    context,
+  ) => {
     const documents = await parts.documents(parts.origin(context.request, context.url));
     return serveDocument(context.request, documents[pick]);
   };
+  const servedDoc = (name: ServedDoc): Route => ({
+    name: "docs",
+    path: DOCS_PATH + name,
+    methods: {
+      GET: async (context) => {
+        const documents = await parts.documents(parts.origin(context.request, context.url));
+        context.log.outcome = "served";
+        return serveDocument(context.request, documents.docs[name]);
+      },
+    },
+  });
   const submit = submitHandler({ intake: parts.intake, origin: parts.origin });
   const a2a = chain(
-    [limited, bounded],
-    a2aHandler({ intake: parts.intake, origin: parts.origin, onError: parts.onError }),
+    [statusLimited, bounded],
+    a2aHandler({
+      intake: parts.intake,
+      origin: parts.origin,
+      submissionLimiter: parts.limiter,
+      onError: parts.onError,
+    }),
   );
   const routes: Route[] = [
     { name: "discovery", path: DISCOVERY_PATH, methods: { GET: document("discovery") } },
     { name: "a2a.card", path: CARD_PATH, methods: { GET: document("card") } },
     { name: "schema", path: SCHEMA_PATH, methods: { GET: document("schema") } },
+    { name: "jwks", path: JWKS_PATH, methods: { GET: document("jwks") } },
+    ...SERVED_DOC_FILES.map(servedDoc),
     {
       name: "native.submit",
       path: SUBMIT_PATH,
@@ -98,7 +128,7 @@ export function buildHandler(
     {
       name: "native.status",
       path: STATUS_PATH.replace("{id}", ":id"),
-      methods: { GET: chain([limited], statusHandler(parts.intake)) },
+      methods: { GET: chain([statusLimited], statusHandler(parts.intake)) },
     },
     // Some clients append a slash to the card's interface URL; both spellings are the endpoint.
     { name: "a2a", path: A2A_PATH, methods: { POST: a2a } },

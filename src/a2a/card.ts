@@ -3,7 +3,8 @@
  * `schemas/agent-card.json` by filling in the public origin. The Beacon serves it at
  * `/.well-known/agent-card.json` (§8.2; caching per §8.6 is done by src/http/cacheable.ts), and
  * `deno task card -- <public URL>` prints the same card for the apex site to host as a static
- * file (print_card.ts).
+ * file (print_card.ts). Both serve it signed (§8.4, card_signature.ts), with `documentationUrl`
+ * naming the served copy of docs/a2a.md.
  *
  * What the card claims, and why it claims no more (design principle 4):
  *

@@ -1,14 +1,17 @@
 /**
  * `POST /a2a/v1`: the A2A 1.0 JSON-RPC endpoint (A2A §9). The route has already passed the
- * transport refusals (405, 429 rate limit, 413 body limit, with the native error body), so the
- * body is in `context.body`. Then, in order, each step answering one JSON-RPC error at HTTP 200:
+ * transport refusals (405, 429 status-read budget, 413 body limit, with the native error body),
+ * so the body is in `context.body`. Then, in order, each step answering one JSON-RPC error at
+ * HTTP 200:
  *
  * 1. media type: `application/json`, charset absent or UTF-8 (A2A §9.1), else -32005 as the A2A
  *    SDKs answer it;
  * 2. parse under the strict JSON profile, else -32700;
  * 3. the envelope (jsonrpc.ts), else -32600 with `id: null` (-32602 for non-object params);
  * 4. the version (version.ts), else -32009, before any dispatch (design principle 6);
- * 5. dispatch (methods.ts): unknown method -32601, then the method's own answer.
+ * 5. dispatch (methods.ts): unknown method -32601; `SendMessage` then spends the submission
+ *    budget (HTTP 429 with the native body, like the native submit endpoint), so polling with
+ *    `GetTask` never costs a submission; then the method's own answer.
  *
  * Any throw becomes a JSON-RPC error through the one mapping in errors.ts; only the bounded id
  * is ever echoed.
@@ -17,6 +20,8 @@
  */
 import { parseStrictJson } from "../json/strict_json.ts";
 import type { Intake } from "../intake/accept.ts";
+import type { RateLimiter } from "../limits/rate.ts";
+import { spendBudget } from "../middleware/rate_limit.ts";
 import type { RouteHandler } from "../middleware/router.ts";
 import { parseMediaType } from "../native/media_type.ts";
 import { A2AFailure, failureKindOf, FAILURES, toJsonRpcError } from "./errors.ts";
@@ -30,6 +35,8 @@ export interface A2AHandlerDependencies {
   readonly intake: Intake;
   /** The public origin for a request (receipt status URLs). */
   readonly origin: (request: Request, url: URL) => string;
+  /** The per-source submission budget `SendMessage` spends; none when it is `off`. */
+  readonly submissionLimiter?: RateLimiter;
   /**
    * Receives unexpected errors (not refusals), which the endpoint answers itself as -32603
    * instead of letting them reach the error boundary. Never sent to clients.
@@ -65,8 +72,11 @@ export function a2aHandler(deps: A2AHandlerDependencies): RouteHandler {
         );
       }
       const parsed = parseStrictJson(context.body ?? new Uint8Array(0));
-      if (!parsed.ok) throw new A2AFailure("parse");
-      const envelope = readEnvelope(parsed.value);
+      if (!parsed.ok) {
+        // Where the JSON broke, as a byte offset: a number of ours, not submitted content.
+        throw new A2AFailure("parse", undefined, { offset: String(parsed.offset) });
+      }
+      const envelope = readEnvelope(parsed.value, parsed.rootNumberText);
       if (!envelope.ok) {
         id = envelope.id;
         throw envelope.failure;
@@ -74,6 +84,10 @@ export function a2aHandler(deps: A2AHandlerDependencies): RouteHandler {
       id = envelope.request.id;
       checkVersion(context.request, context.url);
       const method = methodFor(envelope.request.method);
+      if (envelope.request.method === "SendMessage") {
+        const refused = await spendBudget(deps.submissionLimiter, "submissions", context);
+        if (refused !== undefined) return refused;
+      }
       const outcome = await method(envelope.request.params, {
         intake: deps.intake,
         origin: deps.origin(context.request, context.url),

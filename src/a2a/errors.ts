@@ -8,9 +8,9 @@
  *
  * Reasons follow the spec's rule for the gRPC and HTTP bindings (A2A §10.6, §11.6): the error's
  * name in UPPER_SNAKE case without "Error", so `TaskNotFoundError` is `TASK_NOT_FOUND` and the
- * standard `JSONParseError` of the A2A §9.5 table is `JSON_PARSE`. Two reasons are the Beacon's
- * refinements of a standard code: `MESSAGE_ID_REUSED` (-32602) and `UNAVAILABLE` (-32603, the
- * google.rpc code name, telling a client that a retry may succeed).
+ * standard `JSONParseError` of the A2A §9.5 table is `JSON_PARSE`. One reason is the Beacon's
+ * refinement of a standard code: `UNAVAILABLE` (-32603, the google.rpc code name, telling a
+ * client that a retry may succeed).
  *
  * The mapping is total and never leaks: an {@linkcode A2AFailure} carries only text and metadata
  * written here or by the endpoint's own code; a `StorageError` and an unknown thrown value become
@@ -24,6 +24,12 @@ import { BeaconError, stackless, StorageError } from "../errors.ts";
 /** `@type` of a `google.rpc.ErrorInfo` in the ProtoJSON `Any` form (A2A §9.5). */
 export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
 
+/** `@type` of a `google.rpc.BadRequest` in the ProtoJSON `Any` form (A2A §9.5). */
+export const BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest";
+
+/** Most field violations one -32602 answer lists. */
+export const MAX_FIELD_VIOLATIONS = 20;
+
 /** `ErrorInfo.domain` of every error the Beacon sends (A2A §9.5 example). */
 export const ERROR_DOMAIN = "a2a-protocol.org";
 
@@ -33,7 +39,6 @@ export type FailureKind =
   | "invalidRequest"
   | "methodNotFound"
   | "invalidParams"
-  | "messageIdReused"
   | "internal"
   | "unavailable"
   | "taskNotFound"
@@ -63,11 +68,6 @@ export const FAILURES: Readonly<Record<FailureKind, FailureSpec>> = {
   },
   methodNotFound: { code: -32601, reason: "METHOD_NOT_FOUND", message: "Method not found" },
   invalidParams: { code: -32602, reason: "INVALID_PARAMS", message: "Invalid parameters" },
-  messageIdReused: {
-    code: -32602,
-    reason: "MESSAGE_ID_REUSED",
-    message: "Invalid parameters: message.messageId was already used with different content",
-  },
   internal: { code: -32603, reason: "INTERNAL", message: "Internal error" },
   unavailable: {
     code: -32603,
@@ -114,14 +114,33 @@ export interface ErrorInfo {
   readonly metadata: Readonly<Record<string, string>>;
 }
 
+/** One `google.rpc.BadRequest.FieldViolation`: a path of ours and a fixed text. */
+export interface FieldViolation {
+  /** The field's path, built from A2A's and the message schema's own names and indices. */
+  readonly field: string;
+  /** Fixed human text, such as "is required"; never a value. */
+  readonly description: string;
+}
+
+/** A `google.rpc.BadRequest` as it travels in `error.data` beside the ErrorInfo. */
+export interface BadRequest {
+  /** Always {@linkcode BAD_REQUEST_TYPE}. */
+  readonly "@type": typeof BAD_REQUEST_TYPE;
+  /** Every violation found, at most {@linkcode MAX_FIELD_VIOLATIONS}. */
+  readonly fieldViolations: readonly FieldViolation[];
+}
+
 /** A JSON-RPC 2.0 error object (JSON-RPC 2.0 §5.1). */
 export interface JsonRpcErrorObject {
   /** The error code. */
   readonly code: number;
   /** Fixed human text, never submitted content. */
   readonly message: string;
-  /** One ErrorInfo (A2A §9.5: an array of `@type` objects). */
-  readonly data: readonly [ErrorInfo];
+  /**
+   * One ErrorInfo, then for -32602 one BadRequest naming every violation (A2A §9.5: an array
+   * of `@type` objects; ErrorInfo and BadRequest are the two types it names).
+   */
+  readonly data: readonly [ErrorInfo] | readonly [ErrorInfo, BadRequest];
 }
 
 /**
@@ -143,22 +162,32 @@ export class A2AFailure extends Error {
   readonly kind: FailureKind;
   /** `ErrorInfo.metadata`: fixed names and values chosen by our code. */
   readonly metadata: Readonly<Record<string, string>>;
+  /** For -32602: the violations sent as a `google.rpc.BadRequest`. */
+  readonly violations: readonly FieldViolation[] | undefined;
 
   /** Creates a refusal; `message` defaults to the kind's fixed text. */
-  constructor(kind: FailureKind, message?: string, metadata: Record<string, string> = {}) {
+  constructor(
+    kind: FailureKind,
+    message?: string,
+    metadata: Record<string, string> = {},
+    violations?: readonly FieldViolation[],
+  ) {
     const limit = stackless(); // an expected refusal needs no stack (see src/errors.ts)
     super(message ?? FAILURES[kind].message);
     Error.stackTraceLimit = limit;
     this.name = "A2AFailure";
     this.kind = kind;
     this.metadata = metadata;
+    this.violations = violations?.slice(0, MAX_FIELD_VIOLATIONS);
   }
 }
 
 /**
  * A -32602 refusal naming the field (A2A §3.3.2: say which field; design: never its value).
  * `field` must be a path built from our own member names and array indices, such as
- * `message.parts[2]`, and `problem` fixed text such as "must be a string".
+ * `message.parts[2]`, and `problem` fixed text such as "must be a string". The answer carries
+ * a `google.rpc.BadRequest` beside the ErrorInfo (A2A §9.5) listing `violations`: by default
+ * this one, or every one found when the caller collected several.
  *
  * @example
  * ```ts
@@ -168,20 +197,39 @@ export class A2AFailure extends Error {
  * assert.ok(invalidParams("message.messageId", "is required") instanceof A2AFailure);
  * ```
  */
-export function invalidParams(field: string, problem: string): A2AFailure {
-  return new A2AFailure("invalidParams", `Invalid parameters: ${field} ${problem}`, { field });
+export function invalidParams(
+  field: string,
+  problem: string,
+  violations: readonly FieldViolation[] = [{ field, description: problem }],
+): A2AFailure {
+  return new A2AFailure(
+    "invalidParams",
+    `Invalid parameters: ${field} ${problem}`,
+    { field },
+    violations,
+  );
 }
 
 function errorObject(
   kind: FailureKind,
   message: string,
   metadata: Readonly<Record<string, string>>,
+  violations?: readonly FieldViolation[],
 ): JsonRpcErrorObject {
   const spec = FAILURES[kind];
+  const info: ErrorInfo = {
+    "@type": ERROR_INFO_TYPE,
+    reason: spec.reason,
+    domain: ERROR_DOMAIN,
+    metadata,
+  };
+  if (violations === undefined || violations.length === 0) {
+    return { code: spec.code, message, data: [info] };
+  }
   return {
     code: spec.code,
     message,
-    data: [{ "@type": ERROR_INFO_TYPE, reason: spec.reason, domain: ERROR_DOMAIN, metadata }],
+    data: [info, { "@type": BAD_REQUEST_TYPE, fieldViolations: violations }],
   };
 }
 
@@ -199,11 +247,9 @@ function errorObject(
 export function failureKindOf(error: unknown): FailureKind {
   if (error instanceof A2AFailure) return error.kind;
   if (error instanceof StorageError) return "unavailable";
-  if (error instanceof BeaconError) {
-    // The intake refuses a reused idempotency key (the A2A messageId) with other content.
-    if (error.code === "idempotency_key_reused") return "messageIdReused";
-    if (error.code === "unavailable") return "unavailable";
-  }
+  // The A2A path asks the intake to replay on any key match, so it never sees
+  // `idempotency_key_reused`; were it to, it would be a defect, answered as internal.
+  if (error instanceof BeaconError && error.code === "unavailable") return "unavailable";
   return "internal";
 }
 
@@ -222,10 +268,9 @@ export function failureKindOf(error: unknown): FailureKind {
  * ```
  */
 export function toJsonRpcError(error: unknown): JsonRpcErrorObject {
-  if (error instanceof A2AFailure) return errorObject(error.kind, error.message, error.metadata);
+  if (error instanceof A2AFailure) {
+    return errorObject(error.kind, error.message, error.metadata, error.violations);
+  }
   const kind = failureKindOf(error);
-  const metadata: Record<string, string> = kind === "messageIdReused"
-    ? { field: "message.messageId" }
-    : {};
-  return errorObject(kind, FAILURES[kind].message, metadata);
+  return errorObject(kind, FAILURES[kind].message, {});
 }

@@ -10,9 +10,12 @@
  * - A request without `id` is a notification, which JSON-RPC 2.0 §4.1 says gets no reply. A2A
  *   defines no notifications, so running one would store a submission whose sender can never
  *   learn its receipt; the Beacon runs nothing and answers -32600 so the mistake is visible.
- * - `id` must be a string of at most {@linkcode MAX_ID_LENGTH} characters or a safe integer.
- *   JSON-RPC 2.0 §4 allows null and fractional numbers but discourages both; a null id is
- *   refused because a reply to it cannot be told apart from the reply to an unreadable request.
+ * - `id` must be a string of at most {@linkcode MAX_ID_LENGTH} characters or a safe integer
+ *   written as a plain integer (`-?(0|[1-9][0-9]*)`, not `-0`). JSON-RPC 2.0 §4 allows null
+ *   and fractional numbers but discourages both; a null id is refused because a reply to it
+ *   cannot be told apart from the reply to an unreadable request. The number's source text is
+ *   checked, not the parsed double, because the echoed id must be exactly the id received:
+ *   `1.0`, `1e0` and `0.000…1` (which underflows to 0) would come back as `1`, `1` and `0`.
  *   The length bound exists because the id is the one thing a response echoes (design
  *   principle 2).
  * - Every -32600 answer has `id: null` (JSON-RPC 2.0 §5: the id when it "could not be
@@ -24,7 +27,7 @@
  */
 import type { JsonValue } from "../json/strict_json.ts";
 import { jsonResponse } from "../http/json.ts";
-import { A2AFailure, type JsonRpcErrorObject } from "./errors.ts";
+import { A2AFailure, invalidParams, type JsonRpcErrorObject } from "./errors.ts";
 
 /** Longest accepted string id, in Unicode code points: the bound on the only echo. */
 export const MAX_ID_LENGTH = 128;
@@ -86,9 +89,15 @@ export function codePointLengthWithin(text: string, limit: number): boolean {
   return true;
 }
 
-function isValidId(value: JsonValue): value is RequestId {
+/** The only spelling of a number id whose echo is byte for byte the id received. */
+const PLAIN_INTEGER = /^-?(?:0|[1-9][0-9]{0,15})$/;
+
+function isValidId(value: JsonValue, sourceText: string | undefined): value is RequestId {
   if (typeof value === "string") return codePointLengthWithin(value, MAX_ID_LENGTH);
-  return typeof value === "number" && Number.isSafeInteger(value);
+  if (typeof value !== "number" || !Number.isSafeInteger(value)) return false;
+  // Without the source text (a caller that parsed by other means) the value is all there is.
+  if (sourceText === undefined) return !Object.is(value, -0);
+  return PLAIN_INTEGER.test(sourceText) && sourceText !== "-0" && String(value) === sourceText;
 }
 
 function invalidRequest(problem: string, field?: "jsonrpc" | "id" | "method"): EnvelopeResult {
@@ -105,7 +114,8 @@ function invalidRequest(problem: string, field?: "jsonrpc" | "id" | "method"): E
 
 /**
  * Checks a parsed body against the JSON-RPC 2.0 request object (§4) and the Beacon's rules
- * above. Never echoes anything but an accepted id.
+ * above. Never echoes anything but an accepted id. `rootNumberText` is the parser's source text
+ * of the body's top-level numbers (strict_json.ts), so a number id is judged as it was written.
  *
  * @example
  * ```ts
@@ -116,7 +126,10 @@ function invalidRequest(problem: string, field?: "jsonrpc" | "id" | "method"): E
  * assert.ok(!readEnvelope([]).ok); // -32600
  * ```
  */
-export function readEnvelope(body: JsonValue): EnvelopeResult {
+export function readEnvelope(
+  body: JsonValue,
+  rootNumberText?: ReadonlyMap<string, string>,
+): EnvelopeResult {
   if (Array.isArray(body)) {
     return invalidRequest("batch requests are not supported; send one request object");
   }
@@ -130,9 +143,10 @@ export function readEnvelope(body: JsonValue): EnvelopeResult {
   }
   const id = body.id;
   if (id === null) return invalidRequest("id must not be null", "id");
-  if (!isValidId(id)) {
+  if (!isValidId(id, rootNumberText?.get("id"))) {
     return invalidRequest(
-      `id must be a string of at most ${MAX_ID_LENGTH} characters or a safe integer`,
+      `id must be a string of at most ${MAX_ID_LENGTH} characters or an integer ` +
+        "from -(2^53-1) to 2^53-1 written without fraction or exponent",
       "id",
     );
   }
@@ -142,9 +156,7 @@ export function readEnvelope(body: JsonValue): EnvelopeResult {
     return {
       ok: false,
       id,
-      failure: new A2AFailure("invalidParams", "Invalid parameters: params must be an object", {
-        field: "params",
-      }),
+      failure: invalidParams("params", "must be an object"),
     };
   }
   return { ok: true, request: { id, method: body.method, params } };

@@ -1,7 +1,12 @@
 /**
  * `deno task card -- <public URL>`: prints the agent card for that public origin, byte for byte
- * as the Beacon serves it (same rendering, same serialisation, so the same ETag), for the apex
- * site to host as a static `/.well-known/agent-card.json`.
+ * as the Beacon serves it (same rendering, same signature, same serialisation, so the same ETag),
+ * for the apex site to host as a static `/.well-known/agent-card.json`.
+ *
+ * The card is signed (A2A §8.4, card_signature.ts) when the Beacon's signing key is available:
+ * `BEACON_SIGNING_KEY`, or else the key stored in the database (`BEACON_DATABASE_URL`, default
+ * `file:data/beacon.db`), read without creating or migrating anything. Without a key it prints
+ * the unsigned card and says so on stderr; that copy differs from the served card (and its ETag).
  *
  * The argument must be an http(s) URL with no path, query, fragment or credentials beyond the
  * origin: the card names `<origin>/a2a/v1`, and a path would be silently dropped otherwise.
@@ -14,6 +19,9 @@
  * @module
  */
 import { agentCard } from "./card.ts";
+import { type CardKey, JWKS_PATH, signCard, unsignedCard } from "./card_signature.ts";
+import { databaseConfig, openForReading } from "../review/database.ts";
+import { parseSigningKey, SIGNING_KEY_SECRET, signingKeyFromSeed } from "../signing/key.ts";
 
 /**
  * The origin of a public URL argument, or undefined when it is not a bare http(s) origin.
@@ -45,20 +53,78 @@ export function originOf(argument: string | undefined): string | undefined {
  * import assert from "node:assert/strict";
  * import { cardText } from "./print_card.ts";
  *
- * assert.ok(cardText("https://beacon.example.com").endsWith("}\n"));
+ * assert.ok((await cardText("https://beacon.example.com")).endsWith("}\n"));
  * ```
  */
-export function cardText(origin: string): string {
-  return JSON.stringify(agentCard({ origin }), null, 2) + "\n";
+export async function cardText(origin: string, key?: CardKey): Promise<string> {
+  const card = key === undefined
+    ? unsignedCard(agentCard({ origin }))
+    : await signCard(agentCard({ origin }), key, origin + JWKS_PATH);
+  return JSON.stringify(card, null, 2) + "\n";
+}
+
+/** Where the key came from, or why there is none (for the stderr line). */
+export type KeySource =
+  | { readonly key: CardKey; readonly from: string }
+  | { readonly key: undefined; readonly why: string };
+
+/**
+ * Finds the Beacon's signing key as the server would, without ever creating one: the configured
+ * `BEACON_SIGNING_KEY`, else the `signing-key` secret of an existing database.
+ */
+export async function findSigningKey(
+  env: (name: string) => string | undefined,
+): Promise<KeySource> {
+  const configured = env("BEACON_SIGNING_KEY");
+  if (configured !== undefined && configured !== "") {
+    return {
+      key: await signingKeyFromSeed(parseSigningKey(configured)),
+      from: "BEACON_SIGNING_KEY",
+    };
+  }
+  const config = databaseConfig(undefined, env);
+  let database;
+  try {
+    database = await openForReading(config);
+  } catch {
+    return {
+      key: undefined,
+      why: `no BEACON_SIGNING_KEY, and no Beacon database at ${config.url}`,
+    };
+  }
+  try {
+    const rows = (await database.client.execute({
+      sql: "SELECT value FROM secrets WHERE name = ?",
+      args: [SIGNING_KEY_SECRET],
+    })).rows;
+    const value = rows[0]?.value;
+    if (!(value instanceof ArrayBuffer) || value.byteLength !== 32) {
+      return { key: undefined, why: `the database at ${config.url} holds no signing key yet` };
+    }
+    return { key: await signingKeyFromSeed(new Uint8Array(value)), from: config.url };
+  } finally {
+    await database.close();
+  }
 }
 
 if (import.meta.main) {
-  const origin = originOf(Deno.args[0]);
-  if (origin === undefined || Deno.args.length !== 1) {
+  // `deno task card -- <origin>` hands the script the `--` too (Deno 2.9); it is not an argument.
+  const args = Deno.args[0] === "--" ? Deno.args.slice(1) : Deno.args;
+  const origin = originOf(args[0]);
+  if (origin === undefined || args.length !== 1) {
     console.error(
       "Usage: deno task card -- <public URL>, an http(s) origin such as https://beacon.example.com",
     );
     Deno.exit(2);
   }
-  await Deno.stdout.write(new TextEncoder().encode(cardText(origin)));
+  const found = await findSigningKey((name) => Deno.env.get(name));
+  if (found.key === undefined) {
+    console.error(
+      `The card is NOT signed: ${found.why}. Set BEACON_SIGNING_KEY (or BEACON_DATABASE_URL) ` +
+        "to the Beacon's, or the static copy will differ from the served, signed card.",
+    );
+  } else {
+    console.error(`Signed with the Beacon's key ${found.key.fingerprint} (from ${found.from}).`);
+  }
+  await Deno.stdout.write(new TextEncoder().encode(await cardText(origin, found.key)));
 }

@@ -17,8 +17,12 @@
  * 5. A non-empty `message.taskId` → -32001 when no such task exists (§3.1.1), -32004 when it
  *    does; a non-empty `message.contextId` → -32004. Each submission opens a new task:
  *    continuing one would mean returning to stored content.
- * 6. Store, with the `messageId` as the idempotency key: a retry of the same message from the
- *    same source returns the same task; the same id with other content is -32602.
+ * 6. Store, keyed by `messageId` and the SHA-256 of the message's RFC 8785 canonical form
+ *    ({@linkcode idempotencyKeyOf}): a retry of the same message from the same source within the
+ *    window returns the same task, whatever its member order; the same `messageId` with other
+ *    content is a new submission. A2A 1.0 makes `messageId` creator-chosen and defines no rule
+ *    for a reused one, and clients (the official conformance suite among them) build ids from a
+ *    prefix and send several messages under one; refusing those would break them.
  *
  * §3.2.2 makes blocking the default: without `returnImmediately` the server waits for a
  * terminal or interrupted state. A Beacon task never leaves `TASK_STATE_SUBMITTED` by
@@ -29,11 +33,13 @@
  */
 import type { IdentityCheck, Intake, Receipt } from "../intake/accept.ts";
 import type { JsonValue } from "../json/strict_json.ts";
+import { hex, sha256 } from "../intake/encoding.ts";
+import { canonicalJson } from "../message/canonical.ts";
 import { checkIdentity } from "../message/identity.ts";
 import { type BeaconMessage, checkMessage } from "../message/schema.ts";
 import { nativeReceipt } from "../native/receipt.ts";
 import { RECEIPT_ID } from "../native/status.ts";
-import { A2AFailure, invalidParams } from "./errors.ts";
+import { A2AFailure, type FieldViolation, invalidParams } from "./errors.ts";
 import { isJsonObject, type JsonObject } from "./jsonrpc.ts";
 import {
   checkTenant,
@@ -47,7 +53,7 @@ import {
   requiredId,
 } from "./params.ts";
 
-/** Longest accepted `messageId`, in code points (it is stored as the idempotency key). */
+/** Longest accepted `messageId`, in code points (it is part of the stored idempotency key). */
 export const MAX_MESSAGE_ID_LENGTH = 128;
 
 /** Most parts accepted in one message. */
@@ -112,7 +118,8 @@ function checkPart(value: JsonValue, path: string): { content: PartContent; part
 
 /**
  * Validates `SendMessageRequest` params (A2A §1.1 of the notes; proto `SendMessageRequest`).
- * Throws -32602 naming the first bad field. Unknown members are ignored (A2A §5.7).
+ * Throws one -32602 naming the first bad field and listing every one (each part, each member).
+ * Unknown members are ignored (A2A §5.7).
  *
  * @example
  * ```ts
@@ -127,48 +134,97 @@ function checkPart(value: JsonValue, path: string): { content: PartContent; part
  */
 export function checkSendMessage(params: JsonObject | undefined): CheckedSendMessage {
   const request = params ?? {};
-  checkTenant(request);
-  const message = optionalObject(request, "message", "message");
-  if (message === undefined) throw invalidParams("message", "is required");
-  const messageId = requiredId(message, "messageId", "message.messageId", MAX_MESSAGE_ID_LENGTH);
-  checkRole(message);
-  const rawParts = member(message, "parts");
-  if (rawParts === undefined) throw invalidParams("message.parts", "is required");
-  if (!Array.isArray(rawParts)) throw invalidParams("message.parts", "must be an array");
-  if (rawParts.length === 0) throw invalidParams("message.parts", "must not be empty");
-  if (rawParts.length > MAX_PARTS) {
-    throw invalidParams("message.parts", `must have at most ${MAX_PARTS} parts`);
+  const found = new Violations();
+  found.check(() => checkTenant(request));
+  const message = found.check(() => optionalObject(request, "message", "message"));
+  if (message === undefined) {
+    found.check(() => {
+      if (member(request, "message") === undefined) throw invalidParams("message", "is required");
+    });
+    found.throwAny();
   }
-  const parts = rawParts.map((part, index) => checkPart(part, `message.parts[${index}]`));
-  const taskId = optionalString(message, "taskId", "message.taskId");
-  const contextId = optionalString(message, "contextId", "message.contextId");
-  optionalObject(message, "metadata", "message.metadata");
-  optionalStringArray(message, "extensions", "message.extensions");
-  optionalStringArray(message, "referenceTaskIds", "message.referenceTaskIds");
+  const messageId = found.check(() =>
+    requiredId(message!, "messageId", "message.messageId", MAX_MESSAGE_ID_LENGTH)
+  );
+  found.check(() => checkRole(message!));
+  const rawParts = found.check(() => {
+    const value = member(message!, "parts");
+    if (value === undefined) throw invalidParams("message.parts", "is required");
+    if (!Array.isArray(value)) throw invalidParams("message.parts", "must be an array");
+    if (value.length === 0) throw invalidParams("message.parts", "must not be empty");
+    if (value.length > MAX_PARTS) {
+      throw invalidParams("message.parts", `must have at most ${MAX_PARTS} parts`);
+    }
+    return value;
+  }) ?? [];
+  const parts = rawParts.map((part, index) =>
+    found.check(() => checkPart(part, `message.parts[${index}]`))
+  );
+  const taskId = found.check(() => optionalString(message!, "taskId", "message.taskId"));
+  const contextId = found.check(() => optionalString(message!, "contextId", "message.contextId"));
+  found.check(() => optionalObject(message!, "metadata", "message.metadata"));
+  found.check(() => optionalStringArray(message!, "extensions", "message.extensions"));
+  found.check(() => optionalStringArray(message!, "referenceTaskIds", "message.referenceTaskIds"));
 
-  const configuration = optionalObject(request, "configuration", "configuration");
+  const configuration = found.check(() =>
+    optionalObject(request, "configuration", "configuration")
+  );
   let wantsPush = false;
   if (configuration !== undefined) {
     // Accepted and without effect: the output is always the JSON task, there is no history
     // to shorten, and the answer is immediate in either mode (see the module documentation).
-    optionalStringArray(configuration, "acceptedOutputModes", "configuration.acceptedOutputModes");
-    optionalInteger(configuration, "historyLength", "configuration.historyLength", 0, INT32_MAX);
-    optionalBoolean(configuration, "returnImmediately", "configuration.returnImmediately");
-    wantsPush = optionalObject(
-      configuration,
-      "taskPushNotificationConfig",
-      "configuration.taskPushNotificationConfig",
+    found.check(() =>
+      optionalStringArray(configuration, "acceptedOutputModes", "configuration.acceptedOutputModes")
+    );
+    found.check(() =>
+      optionalInteger(configuration, "historyLength", "configuration.historyLength", 0, INT32_MAX)
+    );
+    found.check(() =>
+      optionalBoolean(configuration, "returnImmediately", "configuration.returnImmediately")
+    );
+    wantsPush = found.check(() =>
+      optionalObject(
+        configuration,
+        "taskPushNotificationConfig",
+        "configuration.taskPushNotificationConfig",
+      )
     ) !== undefined;
   }
-  optionalObject(request, "metadata", "metadata");
+  found.check(() => optionalObject(request, "metadata", "metadata"));
+  found.throwAny();
   return {
-    message,
-    messageId,
-    parts,
+    message: message!,
+    messageId: messageId!,
+    parts: parts as { content: PartContent; part: JsonObject }[],
     taskId: taskId === "" ? undefined : taskId,
     contextId: contextId === "" ? undefined : contextId,
     wantsPush,
   };
+}
+
+/**
+ * Collects -32602 violations instead of stopping at the first, so one answer names every field
+ * at fault (A2A §9.5 BadRequest); each check still stops at its own first problem.
+ */
+class Violations {
+  readonly #found: FieldViolation[] = [];
+
+  /** Runs one check; a -32602 it throws is recorded, anything else passes through. */
+  check<T>(run: () => T): T | undefined {
+    try {
+      return run();
+    } catch (error) {
+      if (!(error instanceof A2AFailure) || error.kind !== "invalidParams") throw error;
+      this.#found.push(...(error.violations ?? []));
+      return undefined;
+    }
+  }
+
+  /** Throws one -32602 naming the first violation and listing all, if any were found. */
+  throwAny(): void {
+    const [first] = this.#found;
+    if (first !== undefined) throw invalidParams(first.field, first.description, this.#found);
+  }
 }
 
 const encoder = new TextEncoder();
@@ -225,8 +281,13 @@ export function mapContent(checked: CheckedSendMessage): MappedContent {
       };
     }
     // checkMessage names schema fields only, never a submitted key (src/message/schema.ts).
-    const path = `message.parts[${index}].data` + (result.field === "" ? "" : `.${result.field}`);
-    refusal = invalidParams(path, result.problem);
+    const base = `message.parts[${index}].data`;
+    const pathOf = (field: string) => base + (field === "" ? "" : `.${field}`);
+    refusal = invalidParams(
+      pathOf(result.field),
+      result.problem,
+      result.violations.map(({ field, description }) => ({ field: pathOf(field), description })),
+    );
   }
   if (hasText) {
     return { kind: "unstructured", content: encoder.encode(JSON.stringify(checked.message)) };
@@ -275,6 +336,24 @@ export async function refuseContinuation(
   }
 }
 
+/**
+ * The idempotency key of an A2A message: the hex SHA-256 of its RFC 8785 canonical form, a
+ * space, and the `messageId`. The digest comes first and has a fixed length, so no `messageId`
+ * can make two keys collide. Because the key covers the content, the intake replays on any key
+ * match (`idempotencyReplay: "any"`).
+ *
+ * @example
+ * ```ts
+ * import { idempotencyKeyOf } from "./send_message.ts";
+ * const a = idempotencyKeyOf({ messageId: "m", role: "ROLE_USER", parts: [{ text: "Hi" }] });
+ * const b = idempotencyKeyOf({ parts: [{ text: "Hi" }], role: "ROLE_USER", messageId: "m" });
+ * a === b; // true
+ * ```
+ */
+export function idempotencyKeyOf(message: JsonObject): string {
+  return `${hex(sha256(encoder.encode(canonicalJson(message))))} ${String(message.messageId)}`;
+}
+
 /** What {@linkcode sendMessage} needs for one request. */
 export interface SendMessageContext {
   /** The intake shared with the native protocol. */
@@ -296,8 +375,8 @@ export interface SendMessageOutcome {
 }
 
 /**
- * Runs `SendMessage`: validates, maps, stores, and builds the task. Throws an `A2AFailure`,
- * a `BeaconError("idempotency_key_reused")` or a `StorageError`; `toJsonRpcError` maps each.
+ * Runs `SendMessage`: validates, maps, stores, and builds the task. Throws an `A2AFailure` or
+ * a `StorageError`; `toJsonRpcError` maps each.
  *
  * @example
  * ```ts
@@ -326,7 +405,8 @@ export async function sendMessage(
     content: mapped.content,
     source: context.source,
     identity,
-    idempotencyKey: checked.messageId,
+    idempotencyKey: idempotencyKeyOf(checked.message),
+    idempotencyReplay: "any",
   });
   const task = {
     id: receipt.id,

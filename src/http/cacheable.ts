@@ -17,11 +17,18 @@ export interface CachedDocument {
 }
 
 /** Prepares a document: serialises it and derives its strong ETag from a SHA-256 of the bytes. */
-export async function prepareDocument(
+export function prepareDocument(
   value: unknown,
   options: { lastModified: Date; maxAgeSeconds: number; contentType?: string },
 ): Promise<CachedDocument> {
-  const body = JSON.stringify(value, null, 2) + "\n";
+  return prepareText(JSON.stringify(value, null, 2) + "\n", options);
+}
+
+/** Prepares a text document (served Markdown) with the same validators as a JSON one. */
+export async function prepareText(
+  body: string,
+  options: { lastModified: Date; maxAgeSeconds: number; contentType?: string },
+): Promise<CachedDocument> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body));
   return {
     body,

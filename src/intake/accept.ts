@@ -4,9 +4,10 @@
  * receipt carries facts about the submission (id, time, kind, size, digest), never its content
  * (design principle 2).
  *
- * Retries: a sender may name an idempotency key (native `Idempotency-Key`, A2A `messageId`). The
- * same key from the same source with the same bytes within the window returns the first receipt
- * instead of storing a duplicate; the same key with other bytes is refused.
+ * Retries: a sender may name an idempotency key (native `Idempotency-Key`; for A2A, `messageId`
+ * plus the digest of the canonical message). The same key from the same source within the window
+ * returns the first receipt instead of storing a duplicate. With the default `"same-bytes"` rule
+ * the same key with other bytes is refused; with `"any"` a key match always replays.
  *
  * @module
  */
@@ -42,6 +43,13 @@ export interface SubmissionInput {
   readonly source: string;
   readonly identity?: IdentityCheck;
   readonly idempotencyKey?: string;
+  /**
+   * What a key match within the window means. `"same-bytes"` (the default, the native
+   * `Idempotency-Key` rule): a retry must carry the same bytes, otherwise
+   * `idempotency_key_reused`. `"any"`: the key itself already names the content (the A2A key
+   * is `messageId` plus the digest of the canonical message), so a match always replays.
+   */
+  readonly idempotencyReplay?: "same-bytes" | "any";
 }
 
 /** The receipt: what the Beacon acknowledges having stored. */
@@ -203,7 +211,7 @@ export class Intake {
   /**
    * Stores the submission and returns its receipt; `replayed` is true when an earlier receipt is
    * returned for a retry. Throws `BeaconError("idempotency_key_reused")` for a reused key with
-   * other content and `StorageError` when the database fails.
+   * other content (only under the `"same-bytes"` rule) and `StorageError` when the database fails.
    *
    * Idempotency keys live in one space per surface and source: a native `Idempotency-Key` never
    * collides with an A2A `messageId`, nor one sender's key with another's.
@@ -220,7 +228,7 @@ export class Intake {
     if (running !== undefined) {
       // The same key from the same source is being stored right now: wait for that answer.
       const first = await running;
-      if (first !== undefined) return this.#replay(first, first.digest, digest, input.kind);
+      if (first !== undefined) return this.#replay(first, first.digest, digest, input);
     }
     const since = new Date(this.#options.now() - this.#options.idempotencyWindowMs).toISOString();
     // The key check runs inside the commit (SubmissionStore.append): a first use costs no read.
@@ -238,7 +246,7 @@ export class Intake {
     const earlier = await this.store.findByIdempotencyKey(sourceHash, key, since);
     if (earlier === undefined) throw new StorageError(new Error("idempotent row not found"));
     const first = { receipt: receiptOf(earlier), contextId: earlier.contextId, replayed: true };
-    return this.#replay(first, earlier.digest, digest, input.kind);
+    return this.#replay(first, earlier.digest, digest, input);
   }
 
   /** The first answer for a retry; a retry is the same bytes of the same kind. */
@@ -246,9 +254,10 @@ export class Intake {
     first: Accepted,
     storedDigest: string,
     digest: string,
-    kind: Receipt["kind"],
+    input: SubmissionInput,
   ): Promise<Accepted> {
-    if (storedDigest !== digest || first.receipt.kind !== kind) {
+    const sameBytes = storedDigest === digest && first.receipt.kind === input.kind;
+    if (!sameBytes && input.idempotencyReplay !== "any") {
       throw new BeaconError("idempotency_key_reused");
     }
     // Signed alone: Ed25519 signatures are deterministic (RFC 8032 §5.1.6), so a first receipt

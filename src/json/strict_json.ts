@@ -69,10 +69,22 @@ export type JsonRefusal =
   | "lone_surrogate"
   | "number_range";
 
-/** Outcome of a strict parse: the value, or the single reason it was refused. */
+/**
+ * Outcome of a strict parse: the value, or the single reason it was refused and where.
+ *
+ * - `rootNumberText`: for a top-level object, the exact source text of each member whose value
+ *   is a number (`{"id": 1e0}` gives `id → "1e0"`). A protocol that must echo a number exactly
+ *   (a JSON-RPC id) can tell `1` from `1.0`, `1e0` or `0.000…1`, which parse to equal or
+ *   indistinguishable doubles.
+ * - `offset`: the byte offset in the UTF-8 body (for parseStrictJsonText, of the text's UTF-8
+ *   encoding) where the first error was found: the first byte of an invalid UTF-8 sequence, 0
+ *   for a byte-order mark, the first character that breaks the grammar (the end of the text
+ *   when it is cut short), the opening bracket past the nesting cap, the repeated member name,
+ *   the string holding a lone surrogate, the number that overflows.
+ */
 export type JsonParseResult =
-  | { ok: true; value: JsonValue }
-  | { ok: false; refusal: JsonRefusal };
+  | { ok: true; value: JsonValue; rootNumberText: ReadonlyMap<string, string> }
+  | { ok: false; refusal: JsonRefusal; offset: number };
 
 // Decoders are shared: decode() without {stream: true} starts from a clean state on every call.
 // ignoreBOM keeps a leading U+FEFF in the output so the `bom` rule can see it.
@@ -112,7 +124,7 @@ export function parseStrictJson(
 ): JsonParseResult {
   checkMaxDepth(maxDepth);
   const text = decodeUtf8Strict(bytes);
-  if (text === undefined) return refuse("invalid_utf8");
+  if (text === undefined) return refuse("invalid_utf8", firstInvalidUtf8Byte(bytes));
   // Decoded UTF-8 is well-formed UTF-16, so only \u escapes can produce a lone surrogate.
   return parseDecoded(text, maxDepth, false);
 }
@@ -153,8 +165,28 @@ function checkMaxDepth(maxDepth: number): void {
   }
 }
 
-function refuse(refusal: JsonRefusal): JsonParseResult {
-  return { ok: false, refusal };
+function refuse(refusal: JsonRefusal, offset: number): JsonParseResult {
+  return { ok: false, refusal, offset };
+}
+
+const utf8Encoder = new TextEncoder();
+const REPLACEMENT_BYTES = [0xef, 0xbf, 0xbd];
+
+/**
+ * The offset of the first byte of the first ill-formed UTF-8 sequence. The WHATWG decoder
+ * replaces each ill-formed sequence with U+FFFD and decodes everything before it exactly, so
+ * the first U+FFFD that the bytes do not spell as EF BF BD marks the spot.
+ */
+function firstInvalidUtf8Byte(bytes: Uint8Array): number {
+  const text = lenientDecoder.decode(bytes);
+  let from = 0;
+  for (;;) {
+    const index = text.indexOf(REPLACEMENT_CHARACTER, from);
+    if (index < 0) return bytes.length; // not reached for bytes the fatal decoder refused
+    const offset = utf8Encoder.encode(text.slice(0, index)).length;
+    if (!REPLACEMENT_BYTES.every((byte, i) => bytes[offset + i] === byte)) return offset;
+    from = index + 1;
+  }
 }
 
 type JsonObject = { [key: string]: JsonValue };
@@ -215,11 +247,17 @@ const SIMPLE_ESCAPES: ReadonlyMap<number, string> = new Map([
 ]);
 
 function parseDecoded(text: string, maxDepth: number, rawSurrogates: boolean): JsonParseResult {
-  if (text.charCodeAt(0) === BOM) return refuse("bom");
+  if (text.charCodeAt(0) === BOM) return refuse("bom", 0);
+  const parser = new Parser(text, maxDepth, rawSurrogates);
   try {
-    return { ok: true, value: new Parser(text, maxDepth, rawSurrogates).document() };
+    const value = parser.document();
+    return { ok: true, value, rootNumberText: parser.rootNumberText };
   } catch (thrown) {
-    if (thrown instanceof Refused) return refuse(thrown.refusal);
+    if (thrown instanceof Refused) {
+      // Only a refusal pays for the offset: the UTF-8 length of the text before the error.
+      const at = Math.min(parser.errorAt, text.length);
+      return refuse(thrown.refusal, utf8Encoder.encode(text.slice(0, at)).length);
+    }
     throw thrown;
   }
 }
@@ -230,6 +268,9 @@ function parseDecoded(text: string, maxDepth: number, rawSurrogates: boolean): J
  */
 class Parser {
   #pos = 0;
+  /** Where the error was found, in code units; set by every throw site that knows better. */
+  #errorAt = -1;
+  readonly rootNumberText = new Map<string, string>();
   readonly #text: string;
   readonly #maxDepth: number;
   /** Whether the text itself may hold lone surrogates (only for text not from the decoder). */
@@ -239,6 +280,17 @@ class Parser {
     this.#text = text;
     this.#maxDepth = maxDepth;
     this.#rawSurrogates = rawSurrogates;
+  }
+
+  /** The code-unit position of the first error: the marked one, else where reading stopped. */
+  get errorAt(): number {
+    return this.#errorAt >= 0 ? this.#errorAt : this.#pos;
+  }
+
+  /** Marks `pos` as the error position and returns the refusal to throw. */
+  #at(pos: number, refusal: Refused): Refused {
+    this.#errorAt = pos;
+    return refusal;
   }
 
   /** RFC 8259 §2: JSON-text = ws value ws. */
@@ -279,7 +331,11 @@ class Parser {
       } else if (c === QUOTE) {
         value = this.#string();
       } else if (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9)) {
+        const start = this.#pos;
         value = this.#number();
+        if (containers.length === 1 && !Array.isArray(containers[0])) {
+          this.rootNumberText.set(names[0], text.slice(start, this.#pos));
+        }
       } else if (c === LOWER_T && text.startsWith("true", this.#pos)) {
         this.#pos += 4;
         value = true;
@@ -307,7 +363,7 @@ class Parser {
         if (Array.isArray(container)) {
           container.push(value);
           if (c === COMMA) break;
-          if (c !== CLOSE_BRACKET) throw SYNTAX;
+          if (c !== CLOSE_BRACKET) throw this.#at(this.#pos - 1, SYNTAX);
         } else {
           defineMember(container, names[depth - 1], value);
           if (c === COMMA) {
@@ -315,7 +371,7 @@ class Parser {
             names[depth - 1] = this.#memberName(container);
             break;
           }
-          if (c !== CLOSE_BRACE) throw SYNTAX;
+          if (c !== CLOSE_BRACE) throw this.#at(this.#pos - 1, SYNTAX);
         }
         containers.pop();
         names.pop();
@@ -339,10 +395,11 @@ class Parser {
   /** RFC 8259 §4: member = string name-separator value; reads up to and past the colon. */
   #memberName(object: JsonObject): string {
     if (this.#text.charCodeAt(this.#pos) !== QUOTE) throw SYNTAX;
+    const start = this.#pos;
     const name = this.#string();
     // RFC 7493 §2.3. Object.hasOwn, not `in`: inherited names such as "toString" are not
     // members. The earlier value is already stored, so the check is complete.
-    if (Object.hasOwn(object, name)) throw DUPLICATE_KEY;
+    if (Object.hasOwn(object, name)) throw this.#at(start, DUPLICATE_KEY);
     if (this.#skipWhitespace() !== COLON) throw SYNTAX;
     this.#pos++;
     return name;
@@ -359,12 +416,12 @@ class Parser {
       if (c === QUOTE) {
         this.#pos = pos + 1;
         const value = text.slice(start, pos);
-        if (this.#rawSurrogates && !value.isWellFormed()) throw LONE_SURROGATE;
+        if (this.#rawSurrogates && !value.isWellFormed()) throw this.#at(start - 1, LONE_SURROGATE);
         return value;
       }
       if (c === BACKSLASH) break;
       // Also true for NaN, which charCodeAt returns past the end: an unterminated string.
-      if (!(c >= SPACE)) throw SYNTAX;
+      if (!(c >= SPACE)) throw this.#at(pos, SYNTAX);
       pos++;
     }
     let value = "";
@@ -378,27 +435,29 @@ class Parser {
         const kind = text.charCodeAt(pos + 1);
         if (kind === LOWER_U) {
           const unit = hexQuad(text, pos + 2);
-          if (unit < 0) throw SYNTAX;
+          if (unit < 0) throw this.#at(pos, SYNTAX);
           if (unit >= 0xd800 && unit <= 0xdfff) surrogateEscape = true;
           value += String.fromCharCode(unit);
           pos += 6;
         } else {
           const escaped = SIMPLE_ESCAPES.get(kind);
-          if (escaped === undefined) throw SYNTAX;
+          if (escaped === undefined) throw this.#at(pos, SYNTAX);
           value += escaped;
           pos += 2;
         }
         chunk = pos;
         continue;
       }
-      if (!(c >= SPACE)) throw SYNTAX;
+      if (!(c >= SPACE)) throw this.#at(pos, SYNTAX);
       pos++;
     }
     value += text.slice(chunk, pos);
     this.#pos = pos + 1;
     // A surrogate escape may pair with its neighbour (RFC 8259 §7's 😀 example), so the check
     // runs on the whole result rather than on each escape.
-    if ((surrogateEscape || this.#rawSurrogates) && !value.isWellFormed()) throw LONE_SURROGATE;
+    if ((surrogateEscape || this.#rawSurrogates) && !value.isWellFormed()) {
+      throw this.#at(start - 1, LONE_SURROGATE);
+    }
     return value;
   }
 
@@ -423,7 +482,7 @@ class Parser {
         c = text.charCodeAt(++pos);
       } while (c >= DIGIT_0 && c <= DIGIT_9);
     } else {
-      throw SYNTAX;
+      throw this.#at(pos, SYNTAX);
     }
     // Fast path for the common small integer: below 2^53 the digit sum above is exact, so it
     // equals the correctly rounded conversion. -0 stays -0.
@@ -433,18 +492,18 @@ class Parser {
     }
     if (c === DOT) {
       c = text.charCodeAt(++pos);
-      if (!(c >= DIGIT_0 && c <= DIGIT_9)) throw SYNTAX;
+      if (!(c >= DIGIT_0 && c <= DIGIT_9)) throw this.#at(pos, SYNTAX);
       do c = text.charCodeAt(++pos); while (c >= DIGIT_0 && c <= DIGIT_9);
     }
     if (c === LOWER_E || c === UPPER_E) {
       c = text.charCodeAt(++pos);
       if (c === PLUS || c === MINUS) c = text.charCodeAt(++pos);
-      if (!(c >= DIGIT_0 && c <= DIGIT_9)) throw SYNTAX;
+      if (!(c >= DIGIT_0 && c <= DIGIT_9)) throw this.#at(pos, SYNTAX);
       do c = text.charCodeAt(++pos); while (c >= DIGIT_0 && c <= DIGIT_9);
     }
     this.#pos = pos;
     const value = Number(text.slice(start, pos));
-    if (value === Infinity || value === -Infinity) throw NUMBER_RANGE;
+    if (value === Infinity || value === -Infinity) throw this.#at(start, NUMBER_RANGE);
     return value;
   }
 }

@@ -313,69 +313,138 @@ export const MessageSchema = v.pipe(
  */
 export type BeaconMessage = v.InferOutput<typeof MessageSchema>;
 
+/** One problem of a refused message: where (a schema path) and what (a fixed text). */
+export interface Violation {
+  /**
+   * The dotted path of the offending member as the schema names it (`"sender.name"`,
+   * `"identity.publicKey"`, `""` for the message itself). For a member the schema does not
+   * know, the path of the object holding it: its name is submitted content and never repeated.
+   */
+  readonly field: string;
+  /** Fixed human text, such as "is required" or "has an unknown member, the 3rd (…)". */
+  readonly description: string;
+}
+
+/** Most violations reported for one message (a hostile body could hold thousands). */
+export const MAX_VIOLATIONS = 20;
+
 /**
- * The outcome of {@linkcode checkMessage}. On refusal, `field` is the dotted path of the first
- * problem found (`"sender.name"`, `"identity.publicKey"`, `""` for the message itself) and
- * `problem` a fixed human text; neither ever holds submitted data.
+ * The outcome of {@linkcode checkMessage}. On refusal, `violations` lists every problem found
+ * (at most {@linkcode MAX_VIOLATIONS}), in schema order; `field` and `problem` are the first of
+ * them. Nothing in a refusal ever holds submitted data.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import type { MessageCheck } from "./schema.ts";
  *
- * const refused: MessageCheck = { ok: false, field: "subject", problem: "is required" };
+ * const refused: MessageCheck = {
+ *   ok: false,
+ *   field: "subject",
+ *   problem: "is required",
+ *   violations: [{ field: "subject", description: "is required" }],
+ * };
  * assert.equal(refused.ok, false);
  * ```
  */
 export type MessageCheck =
   | { ok: true; message: BeaconMessage }
-  | { ok: false; field: string; problem: string };
+  | { ok: false; field: string; problem: string; violations: readonly Violation[] };
 
-const PARSE_CONFIG: v.Config<v.InferIssue<typeof MessageSchema>> = { abortEarly: true };
+const PARSE_CONFIG: v.Config<v.InferIssue<typeof MessageSchema>> = { abortEarly: false };
+
+/** The members each closed object defines, by its path (for listing every unknown member). */
+const KNOWN_MEMBERS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ["", new Set(Object.keys(MessageSchema.pipe[1].entries))],
+  ["sender", new Set(Object.keys(SenderSchema.pipe[1].entries))],
+  ["identity", new Set(Object.keys(IdentitySchema.pipe[1].entries))],
+]);
+
+function ordinal(position: number): string {
+  const tens = position % 100;
+  if (tens >= 11 && tens <= 13) return `${position}th`;
+  return position + (["th", "st", "nd", "rd"][position % 10] ?? "th");
+}
+
+const unknownMember = (position: number) =>
+  `has an unknown member, the ${ordinal(position)} (beacon/0.1 is a closed format)`;
 
 /**
- * Validates a parsed JSON value as a beacon/0.1 message. Stops at the first problem.
+ * Where and what one valibot issue is, in terms that never quote the input. valibot reports
+ * only the first unknown member of a strict object, so that issue becomes one violation per
+ * unknown member, each named by its position among the holding object's members (as parsed:
+ * JavaScript lists integer-like names first): the sender can find it, and the Beacon never
+ * repeats a name the sender chose.
+ */
+function violationsOf(issue: v.InferIssue<typeof MessageSchema>): {
+  first: { field: string; problem: string };
+  violations: Violation[];
+} {
+  const path = issue.path ?? [];
+  // Path keys of `value` origin are the schema's own entry names; only a `key` origin item,
+  // the last one, can carry a name the submitter chose.
+  const keys = path.map((item) => String(item.key));
+  const text = knownProblems.has(issue.message) ? issue.message : PROBLEM.invalid;
+  const last = path.at(-1);
+  if (last === undefined || last.origin !== "key" || issue.input === undefined) {
+    const problem = last?.origin === "key" ? PROBLEM.required : text;
+    const field = keys.join(".");
+    return { first: { field, problem }, violations: [{ field, description: problem }] };
+  }
+  keys.pop();
+  const field = keys.join(".");
+  const known = KNOWN_MEMBERS.get(field) ?? new Set<string>();
+  const violations: Violation[] = [];
+  Object.keys(last.input as Record<string, unknown>).forEach((name, index) => {
+    if (!known.has(name)) violations.push({ field, description: unknownMember(index + 1) });
+  });
+  return { first: { field, problem: PROBLEM.unknownField }, violations };
+}
+
+/**
+ * Validates a parsed JSON value as a beacon/0.1 message, reporting every problem (bounded).
  *
  * `field` names a member the schema defines, never one the submitter invented: for an unknown
- * member it is the path of the object holding it (`""`, `"sender"`, `"identity"`) with the
- * problem "has a field that is not allowed (beacon/0.1 is a closed format)". Member names such
- * as `__proto__` or `constructor` are ordinary unknown members. `problem` is always one of a
- * fixed set of texts such as "is required", "must be a string", "must not be empty",
+ * member it is the path of the object holding it (`""`, `"sender"`, `"identity"`); the first
+ * such problem reads "has a field that is not allowed (beacon/0.1 is a closed format)", and its
+ * violation "has an unknown member, the 3rd (…)", counting the holding object's members.
+ * Member names such as `__proto__` or `constructor` are ordinary unknown members. Every text is
+ * one of a fixed set such as "is required", "must be a string", "must not be empty",
  * "must be at most 200 characters".
  *
  * @param value Any value, typically the result of parsing a request body.
- * @returns The typed message, or where and why it was refused.
+ * @returns The typed message, or every place and reason it was refused.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { checkMessage } from "./schema.ts";
  *
- * assert.deepEqual(
- *   checkMessage({ beacon: "0.1", subject: "Hi", body: "Hello", intent: "other" }),
- *   { ok: false, field: "sender", problem: "is required" },
- * );
+ * const check = checkMessage({ beacon: "0.1", subject: "Hi", body: "Hello", intent: "other" });
+ * assert.equal(check.ok, false);
+ * if (!check.ok) assert.equal(check.field, "sender");
  * ```
  */
 export function checkMessage(value: unknown): MessageCheck {
   const result = v.safeParse(MessageSchema, value, PARSE_CONFIG);
   if (result.success) return { ok: true, message: result.output };
-  const issue = result.issues[0];
-  const path = issue.path ?? [];
-  // Path keys of `value` origin are the schema's own entry names; only a `key` origin item,
-  // the last one, can carry a name the submitter chose.
-  const keys = path.map((item) => String(item.key));
-  let text = knownProblems.has(issue.message) ? issue.message : PROBLEM.invalid;
-  const last = path.at(-1);
-  if (last !== undefined && last.origin === "key") {
-    if (issue.input === undefined) {
-      text = PROBLEM.required;
-    } else {
-      keys.pop();
-      text = PROBLEM.unknownField;
+  const seen = new Set<string>();
+  const violations: Violation[] = [];
+  let first: { field: string; problem: string } | undefined;
+  for (const issue of result.issues) {
+    const found = violationsOf(issue);
+    first ??= found.first;
+    for (const violation of found.violations) {
+      const key = `${violation.field}\n${violation.description}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      violations.push(violation);
+      if (violations.length === MAX_VIOLATIONS) {
+        return { ok: false, field: first.field, problem: first.problem, violations };
+      }
     }
   }
-  return { ok: false, field: keys.join("."), problem: text };
+  return { ok: false, field: first!.field, problem: first!.problem, violations };
 }
 
 /**

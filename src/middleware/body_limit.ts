@@ -139,7 +139,9 @@ export function bodyLimit(maxBytes: number, timeoutMs: number): Middleware {
       context.log.code = body;
       // The rest of the body is never read, so the connection cannot carry another request; the
       // HTTP servers we run on answer `Connection: close` themselves (RFC 9112 §9.6).
-      return errorResponse(body);
+      // A 413 says the limit, so the sender knows what to change (docs/protocol-0.1.md §Errors).
+      const details = body === "too_large" ? { maxBodyBytes: maxBytes } : undefined;
+      return errorResponse(body, undefined, undefined, details);
     }
     context.body = body;
     return next();

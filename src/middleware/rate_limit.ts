@@ -2,22 +2,50 @@
  * Refuses a source that exceeds its rate with `429 rate_limited` and an exact `Retry-After`,
  * before the body is read and before any storage is touched (design principle 6).
  *
+ * Each source has two budgets (docs/protocol-0.1.md §Rate limits). `submissions`
+ * (`BEACON_RATE_LIMIT`) is spent by storing: native submit and A2A `SendMessage`. `status`
+ * (`BEACON_STATUS_RATE_LIMIT`) is spent by reading a receipt: native status and every A2A
+ * request, before its body is read; it is generous, so a client polling its own receipt never
+ * runs out of submissions. The 429 body says which budget was exhausted.
+ *
  * @module
  */
 import { errorResponse } from "../errors.ts";
 import type { RateLimiter } from "../limits/rate.ts";
-import type { Middleware } from "./compose.ts";
+import type { Context, Middleware } from "./compose.ts";
 
-/** The rate-limit middleware; with no limiter configured it passes everything on. */
-export function rateLimit(limiter: RateLimiter | undefined): Middleware {
+/** The two per-source budgets. */
+export type RateBudget = "submissions" | "status";
+
+const MESSAGES: Readonly<Record<RateBudget, string>> = {
+  submissions: "Too many submissions from this source; retry after the time in Retry-After",
+  status: "Too many status reads from this source; retry after the time in Retry-After",
+};
+
+/**
+ * Spends one request of `budget` for the context's source: undefined when admitted, the 429
+ * response when not. With no limiter (the budget is `off`) everything is admitted.
+ */
+export async function spendBudget(
+  limiter: RateLimiter | undefined,
+  budget: RateBudget,
+  context: Context,
+): Promise<Response | undefined> {
+  if (limiter === undefined) return undefined;
+  const decision = await limiter.check(context.source);
+  if (decision.allowed) return undefined;
+  context.log.outcome = "refused";
+  context.log.code = "rate_limited";
+  return errorResponse("rate_limited", MESSAGES[budget], {
+    "retry-after": String(decision.retryAfterSeconds),
+  }, { budget });
+}
+
+/** The rate-limit middleware for one budget; with no limiter it passes everything on. */
+export function rateLimit(
+  limiter: RateLimiter | undefined,
+  budget: RateBudget = "submissions",
+): Middleware {
   if (limiter === undefined) return (_context, next) => next();
-  return async (context, next) => {
-    const decision = await limiter.check(context.source);
-    if (decision.allowed) return next();
-    context.log.outcome = "refused";
-    context.log.code = "rate_limited";
-    return errorResponse("rate_limited", undefined, {
-      "retry-after": String(decision.retryAfterSeconds),
-    });
-  };
+  return async (context, next) => (await spendBudget(limiter, budget, context)) ?? next();
 }

@@ -5,7 +5,9 @@
  *
  * @module
  */
+import { JWKS_PATH } from "../a2a/card_signature.ts";
 import { formatRateLimit, type RateLimit } from "../limits/rate.ts";
+import { docUrl } from "./docs.ts";
 
 /** The literal statement of design principle 5, shared by the card and this document. */
 export const IDENTITY_STATEMENT =
@@ -29,9 +31,26 @@ export interface DiscoveryFacts {
   /** The public origin, without a trailing slash. */
   readonly origin: string;
   readonly maxBodyBytes: number;
+  /** The submission budget per source; undefined when off. */
   readonly rateLimit: RateLimit | undefined;
+  /** The status-read budget per source; undefined when off. */
+  readonly statusRateLimit?: RateLimit | undefined;
   /** Base64url raw Ed25519 key that signs receipts, when receipts are signed. */
   readonly receiptKey?: string;
+  /** `sha256:<hex>` of that key: the `kid` of the agent card's signature and of the JWKS. */
+  readonly receiptKeyFingerprint?: string;
+}
+
+/** One per-source budget as the discovery document states it; null when it is off. */
+function budget(limit: RateLimit | undefined, spentBy: string): Record<string, unknown> | null {
+  if (limit === undefined) return null;
+  return {
+    requests: limit.count,
+    periodSeconds: limit.periodMs / 1000,
+    text: formatRateLimit(limit),
+    scope: "per source address (IPv4 address, IPv6 /64)",
+    spentBy,
+  };
 }
 
 /** Builds the discovery document for an origin. */
@@ -51,12 +70,15 @@ export function discoveryDocument(facts: DiscoveryFacts): Record<string, unknown
     messageSchema: origin + SCHEMA_PATH,
     limits: {
       maxBodyBytes: facts.maxBodyBytes,
-      rateLimit: facts.rateLimit === undefined ? null : {
-        requests: facts.rateLimit.count,
-        periodSeconds: facts.rateLimit.periodMs / 1000,
-        text: formatRateLimit(facts.rateLimit),
-        scope: "per source address (IPv4 address, IPv6 /64)",
-      },
+      rateLimit: budget(
+        facts.rateLimit,
+        "submissions: native submit and A2A SendMessage",
+      ),
+      statusRateLimit: budget(
+        facts.statusRateLimit,
+        "status reads: native status, and every A2A request (GetTask included) before its " +
+          "body is read",
+      ),
     },
     policies: {
       reply: "never",
@@ -70,9 +92,23 @@ export function discoveryDocument(facts: DiscoveryFacts): Record<string, unknown
     statement: IDENTITY_STATEMENT,
     agentCard: origin + CARD_PATH,
     a2a: origin + A2A_PATH,
+    // The human-readable specifications, served by the Beacon itself: how to submit, how to
+    // verify a receipt (protocol) and the agent card's signature (a2a).
+    documentation: {
+      protocol: docUrl(origin, "protocol-0.1.md"),
+      a2a: docUrl(origin, "a2a.md"),
+    },
   };
   if (facts.receiptKey !== undefined) {
-    document.receiptSigning = { algorithm: "Ed25519", publicKey: facts.receiptKey };
+    document.receiptSigning = {
+      algorithm: "Ed25519",
+      publicKey: facts.receiptKey,
+      ...(facts.receiptKeyFingerprint === undefined
+        ? {}
+        : { fingerprint: facts.receiptKeyFingerprint }),
+      // The same key as a JWK Set (RFC 7517); it also verifies the agent card's signature.
+      jwks: origin + JWKS_PATH,
+    };
   }
   return document;
 }

@@ -44,11 +44,19 @@ export async function nativeSubmission(
   const idempotencyKey = idempotencyHeader ?? undefined;
   if (mediaType?.essence === "application/json" && charsetOk) {
     const parsed = parseStrictJson(body);
-    if (!parsed.ok) throw new BeaconError("invalid_json", describeJsonRefusal(parsed.refusal));
+    if (!parsed.ok) {
+      throw new BeaconError("invalid_json", describeJsonRefusal(parsed.refusal), undefined, {
+        offset: parsed.offset,
+      });
+    }
     const checked = checkMessage(parsed.value);
     if (!checked.ok) {
+      // The message names the first problem; `fields` lists every one (bounded, schema paths
+      // and fixed texts only: src/message/schema.ts).
       const where = checked.field === "" ? "The message" : `Field ${checked.field}`;
-      throw new BeaconError("invalid_message", `${where} ${checked.problem}`);
+      throw new BeaconError("invalid_message", `${where} ${checked.problem}`, undefined, {
+        fields: checked.violations,
+      });
     }
     const identity: IdentityCheck | undefined = await checkIdentity(checked.message);
     return {

@@ -10,7 +10,8 @@
  * | `BEACON_DATABASE_URL` | libSQL URL | `file:data/beacon.db` |
  * | `BEACON_DATABASE_AUTH_TOKEN` | Turso / sqld token | none |
  * | `BEACON_PUBLIC_URL` | public origin for documents and receipts | the listener's scheme and a valid `Host` |
- * | `BEACON_RATE_LIMIT` | `10/1m` syntax or `off` | `10/1m` |
+ * | `BEACON_RATE_LIMIT` | `10/1m` syntax or `off`: submissions per source | `10/1m` |
+ * | `BEACON_STATUS_RATE_LIMIT` | the same syntax: receipt reads (status, A2A requests) per source | `120/1m` |
  * | `BEACON_RATE_LIMIT_STORE` | `memory` (one process) or `database` (shared by instances) | `memory` |
  * | `BEACON_TRUSTED_PROXY_HEADER` | `x-forwarded-for` or `forwarded`, the one the proxies write | `x-forwarded-for` |
  * | `BEACON_TRUSTED_PROXIES` | reverse proxies whose forwarding headers count | `0` |
@@ -33,6 +34,7 @@ export const ENVIRONMENT_VARIABLES = [
   "BEACON_DATABASE_AUTH_TOKEN",
   "BEACON_PUBLIC_URL",
   "BEACON_RATE_LIMIT",
+  "BEACON_STATUS_RATE_LIMIT",
   "BEACON_RATE_LIMIT_STORE",
   "BEACON_TRUSTED_PROXIES",
   "BEACON_TRUSTED_PROXY_HEADER",
@@ -82,6 +84,14 @@ export function configFromEnvironment(read: (name: string) => string | undefined
       options.rateLimit = parseRateLimit(rate) ?? "off";
     } catch {
       throw new Error('Cannot start: BEACON_RATE_LIMIT must be "off" or like "10/1m"');
+    }
+  }
+  const statusRate = get("BEACON_STATUS_RATE_LIMIT");
+  if (statusRate !== undefined) {
+    try {
+      options.statusRateLimit = parseRateLimit(statusRate) ?? "off";
+    } catch {
+      throw new Error('Cannot start: BEACON_STATUS_RATE_LIMIT must be "off" or like "120/1m"');
     }
   }
   const rateStore = get("BEACON_RATE_LIMIT_STORE");

@@ -43,12 +43,31 @@ export function checkRpcAnswer(answer: RpcAnswer): void {
   assertEquals(Object.keys(error).sort(), ["code", "data", "message"]);
   assert(Number.isInteger(error.code));
   assertStrictEquals(typeof error.message, "string");
-  assert(Array.isArray(error.data) && error.data.length === 1, "data is one ErrorInfo");
+  // One ErrorInfo; -32602 adds one google.rpc.BadRequest naming every violation (A2A §9.5).
+  const expected = error.code === -32602 ? 2 : 1;
+  assert(
+    Array.isArray(error.data) && error.data.length === expected,
+    "data: ErrorInfo [BadRequest]",
+  );
   const info = error.data[0];
   assertStrictEquals(info["@type"], "type.googleapis.com/google.rpc.ErrorInfo");
   assertStrictEquals(info.domain, "a2a-protocol.org");
   assert(/^[A-Z][A-Z0-9_]*$/.test(info.reason), "reason is UPPER_SNAKE");
   for (const value of Object.values(info.metadata)) assertStrictEquals(typeof value, "string");
+  if (expected === 2) {
+    const badRequest = error.data[1];
+    assertEquals(Object.keys(badRequest), ["@type", "fieldViolations"]);
+    assertStrictEquals(badRequest["@type"], "type.googleapis.com/google.rpc.BadRequest");
+    const violations = badRequest.fieldViolations;
+    assert(Array.isArray(violations) && violations.length >= 1 && violations.length <= 20);
+    for (const violation of violations) {
+      assertEquals(Object.keys(violation), ["field", "description"]);
+      assertStrictEquals(typeof violation.field, "string");
+      assertStrictEquals(typeof violation.description, "string");
+    }
+    // The ErrorInfo names the first violation's field, as before.
+    assertStrictEquals(violations[0].field, info.metadata.field);
+  }
 }
 
 /** The test server, a database reader, and a JSON-RPC caller. */

@@ -6,6 +6,7 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { agentCard, ORIGIN_PLACEHOLDER } from "../../src/a2a/card.ts";
 import { cardText, originOf } from "../../src/a2a/print_card.ts";
+import { parseSigningKey, signingKeyFromSeed } from "../../src/signing/key.ts";
 import { IDENTITY_STATEMENT } from "../../src/native/discovery.ts";
 import { startA2AServer } from "./_support.ts";
 
@@ -49,7 +50,8 @@ Deno.test("agentCard() claims no streaming, push or extended card, and a non-req
   assertStrictEquals(extension.uri, `${ORIGIN}/.well-known/autonomous-agent`);
   assertStrictEquals(extension.required, false);
   assert(extension.description.includes("beacon/0.1"));
-  assertStrictEquals(card.documentationUrl, `${ORIGIN}/.well-known/autonomous-agent`);
+  // The human-readable A2A document, served by the Beacon itself.
+  assertStrictEquals(card.documentationUrl, `${ORIGIN}/docs/a2a.md`);
   assertStrictEquals(card.securitySchemes, undefined);
   assertStrictEquals(card.securityRequirements, undefined);
   // Removed in 1.0 (Appendix A.2): a 0.3-style top-level url would be a second, stale claim.
@@ -111,24 +113,66 @@ Deno.test("originOf() accepts bare http(s) origins only", () => {
   }
 });
 
-Deno.test("deno task card prints the card for a public URL; bad arguments exit 2", async () => {
+const TEST_KEY = "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A"; // RFC 8032 §7.1 TEST 1 seed
+
+/** Runs `deno task card`'s command line, with the task's permissions and extra variables. */
+function printCard(args: string[], env: Record<string, string> = {}) {
   const script = new URL("../../src/a2a/print_card.ts", import.meta.url).pathname;
-  const run = (args: string[]) =>
-    new Deno.Command(Deno.execPath(), {
-      args: ["run", script, ...args],
-      stdout: "piped",
-      stderr: "piped",
-    })
-      .output();
-  const printed = await run(["https://beacon.example.com/"]);
-  assertStrictEquals(printed.code, 0);
-  assertStrictEquals(new TextDecoder().decode(printed.stdout), cardText(ORIGIN));
-  assertEquals(JSON.parse(new TextDecoder().decode(printed.stdout)), card);
-  for (const args of [[], ["https://beacon.example.com/path"], ["a", "b"]]) {
-    const refused = await run(args);
+  const permissions = [
+    "--allow-env=BEACON_SIGNING_KEY,BEACON_DATABASE_URL,BEACON_DATABASE_AUTH_TOKEN,LIBSQL_JS_DEV",
+    "--allow-read",
+    // SQLite opens its -shm/-wal files beside the database, even to read.
+    "--allow-write",
+    "--allow-ffi",
+    "--allow-sys",
+    "--allow-net",
+  ];
+  // The runtime's own environment (DENO_DIR, certificates, proxies) is inherited.
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", ...permissions, script, ...args],
+    env: { BEACON_SIGNING_KEY: "", BEACON_DATABASE_URL: "", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+}
+
+Deno.test("deno task card: signed with BEACON_SIGNING_KEY; says so plainly when unsigned", async () => {
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  const signed = await printCard(["https://beacon.example.com/"], {
+    BEACON_SIGNING_KEY: TEST_KEY,
+  });
+  assertStrictEquals(signed.code, 0, decode(signed.stderr));
+  const key = await signingKeyFromSeed(parseSigningKey(TEST_KEY));
+  assertStrictEquals(decode(signed.stdout), await cardText(ORIGIN, key));
+  assert(decode(signed.stderr).includes(key.fingerprint));
+  const printed = JSON.parse(decode(signed.stdout));
+  assertEquals({ ...printed, signatures: undefined }, { ...card, signatures: undefined });
+  assertStrictEquals(printed.signatures.length, 1);
+
+  const directory = await Deno.makeTempDir({ prefix: "beacon-card-" });
+  try {
+    const unsigned = await printCard(["https://beacon.example.com"], {
+      BEACON_DATABASE_URL: `file:${directory}/missing.db`,
+    });
+    assertStrictEquals(unsigned.code, 0);
+    assertStrictEquals(decode(unsigned.stdout), await cardText(ORIGIN));
+    assertStrictEquals(JSON.parse(decode(unsigned.stdout)).signatures, undefined);
+    assert(decode(unsigned.stderr).startsWith("The card is NOT signed:"), decode(unsigned.stderr));
+    // Nothing was created where the database was looked for.
+    assertEquals([...Deno.readDirSync(directory)], []);
+  } finally {
+    await Deno.remove(directory, { recursive: true });
+  }
+
+  // What `deno task card -- <origin>` passes: the `--` as well.
+  const viaTask = await printCard(["--", ORIGIN], { BEACON_SIGNING_KEY: TEST_KEY });
+  assertStrictEquals(decode(viaTask.stdout), decode(signed.stdout));
+
+  for (const args of [[], ["--"], ["https://beacon.example.com/path"], ["a", "b"]]) {
+    const refused = await printCard(args);
     assertStrictEquals(refused.code, 2);
     assertStrictEquals(refused.stdout.byteLength, 0);
-    assert(new TextDecoder().decode(refused.stderr).startsWith("Usage: deno task card"));
+    assert(decode(refused.stderr).startsWith("Usage: deno task card"));
   }
 });
 
@@ -139,7 +183,10 @@ Deno.test("the served card: the printed bytes, ETag/304, Last-Modified, max-age,
     // The JS SDK sends A2A-Version on the card request too; the card must not refuse it.
     const response = await fetch(url, { headers: { "a2a-version": "1.0" } });
     assertStrictEquals(response.status, 200);
-    assertStrictEquals(await response.text(), cardText(ORIGIN));
+    // `deno task card` with the Beacon's database prints the served bytes (same signature).
+    const printed = await printCard([ORIGIN], { BEACON_DATABASE_URL: a2a.server.databaseUrl });
+    assertStrictEquals(printed.code, 0);
+    assertStrictEquals(await response.text(), new TextDecoder().decode(printed.stdout));
     assertStrictEquals(response.headers.get("content-type"), "application/json");
     assertStrictEquals(response.headers.get("access-control-allow-origin"), "*");
     assert(/max-age=\d+/.test(response.headers.get("cache-control") ?? ""));

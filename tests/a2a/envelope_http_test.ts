@@ -40,7 +40,7 @@ async function unchanged(a2a: A2AServer, run: () => Promise<void>): Promise<void
 }
 
 Deno.test("A2A endpoint: transport refusals keep the native error body", async (t) => {
-  const a2a = await startA2AServer({ BEACON_RATE_LIMIT: "3/1m" });
+  const a2a = await startA2AServer({ BEACON_RATE_LIMIT: "3/1m", BEACON_STATUS_RATE_LIMIT: "3/1m" });
   try {
     await t.step("GET /a2a/v1 is 405 method_not_allowed with Allow: POST", async () => {
       const response = await fetch(a2a.url + "/a2a/v1", { headers: { "a2a-version": "1.0" } });
@@ -56,7 +56,11 @@ Deno.test("A2A endpoint: transport refusals keep the native error body", async (
           const answer = await a2a.post("x".repeat(65_537));
           assertStrictEquals(answer.status, 413);
           assertEquals(answer.json, {
-            error: { code: "too_large", message: "The body exceeds the size limit" },
+            error: {
+              code: "too_large",
+              message: "The body exceeds the size limit",
+              maxBodyBytes: 65_536,
+            },
           });
         });
       },
@@ -67,6 +71,7 @@ Deno.test("A2A endpoint: transport refusals keep the native error body", async (
       for (let i = 0; i < 4; i++) last = await a2a.post(GET_TASK);
       assertStrictEquals(last!.status, 429);
       assertStrictEquals(last!.json.error.code, "rate_limited");
+      assertStrictEquals(last!.json.error.budget, "status", "every A2A request reads first");
       assert(Number(last!.headers.get("retry-after")) > 0);
     });
   } finally {
@@ -174,6 +179,40 @@ Deno.test("A2A endpoint: media type, parse errors and the JSON-RPC envelope", as
         });
       });
     }
+
+    for (
+      const [label, idText] of [
+        ["0.000…1 with 10,000 zeros (it parses to 0)", "0." + "0".repeat(10_000) + "1"],
+        ["1.0", "1.0"],
+        ["1e0", "1e0"],
+        ["-0", "-0"],
+        ["2^53 written out", "9007199254740992"],
+        ["-(2^53)", "-9007199254740992"],
+        ["1e400 (out of range)", "1e400"],
+      ] as const
+    ) {
+      await t.step(`a number id written ${label} is -32600: its echo would differ`, async () => {
+        await unchanged(a2a, async () => {
+          const body = JSON.stringify(SEND(0)).replace('"id":0', `"id":${idText}`);
+          const answer = await a2a.post(body);
+          if (idText === "1e400") {
+            expectError(answer, -32700, null, "JSON_PARSE"); // no double holds it at all
+          } else {
+            expectError(answer, -32600, null, "INVALID_REQUEST");
+            assertEquals(errorInfo(answer).metadata, { field: "id" });
+          }
+        });
+      });
+    }
+
+    await t.step("the echoed number id is exactly the id received, at both ends", async () => {
+      for (const idText of ["0", "-1", "9007199254740991", "-9007199254740991"]) {
+        const body = JSON.stringify(GET_TASK).replace('"id":7', `"id":${idText}`);
+        const answer = await a2a.post(body);
+        expectError(answer, -32001, Number(idText));
+        assert(answer.text.includes(`"id":${idText},`), answer.text);
+      }
+    });
 
     await t.step("a string id of 129 characters is -32600; 128 is echoed", async () => {
       await unchanged(a2a, async () => {

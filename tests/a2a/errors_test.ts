@@ -21,7 +21,6 @@ Deno.test("FAILURES has the A2A §5.4 and JSON-RPC 2.0 codes with UPPER_SNAKE re
     invalidRequest: [-32600, "INVALID_REQUEST"],
     methodNotFound: [-32601, "METHOD_NOT_FOUND"],
     invalidParams: [-32602, "INVALID_PARAMS"],
-    messageIdReused: [-32602, "MESSAGE_ID_REUSED"],
     internal: [-32603, "INTERNAL"],
     unavailable: [-32603, "UNAVAILABLE"],
     taskNotFound: [-32001, "TASK_NOT_FOUND"],
@@ -83,11 +82,11 @@ Deno.test("toJsonRpcError() never exposes an unknown error's message", () => {
   }
 });
 
-Deno.test("toJsonRpcError() maps the intake's reused idempotency key to -32602 MESSAGE_ID_REUSED", () => {
+Deno.test("toJsonRpcError() has no MESSAGE_ID_REUSED: a reused key cannot reach the A2A path", () => {
   const error = toJsonRpcError(new BeaconError("idempotency_key_reused"));
-  assertStrictEquals(error.code, -32602);
-  assertStrictEquals(error.data[0].reason, "MESSAGE_ID_REUSED");
-  assertEquals(error.data[0].metadata, { field: "message.messageId" });
+  assertStrictEquals(error.code, -32603);
+  assertStrictEquals(error.data[0].reason, "INTERNAL");
+  assertEquals(error.data[0].metadata, {});
   // Other native refusals have no JSON-RPC meaning here; their text is not reused either.
   assertStrictEquals(
     toJsonRpcError(new BeaconError("too_large", "custom")).message,

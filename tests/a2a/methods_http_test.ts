@@ -5,6 +5,8 @@
  */
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { exampleMessages } from "../../src/message/schema.ts";
+import { idempotencyKeyOf } from "../../src/a2a/send_message.ts";
+import type { JsonObject } from "../../src/a2a/jsonrpc.ts";
 import {
   type A2AServer,
   errorInfo,
@@ -82,7 +84,7 @@ Deno.test("A2A methods over HTTP: every row of the table", async (t) => {
         kind: "unstructured",
         contentType: "application/json",
         content: JSON.stringify(params.message),
-        idempotencyKey: "a2a:text-1",
+        idempotencyKey: `a2a:${idempotencyKeyOf(params.message as JsonObject)}`,
       });
       assertStrictEquals(receipt.size, new TextEncoder().encode(row.content).byteLength);
 
@@ -104,13 +106,35 @@ Deno.test("A2A methods over HTTP: every row of the table", async (t) => {
       },
     );
 
-    await t.step("the same messageId with other content is -32602 MESSAGE_ID_REUSED", async () => {
-      await a2a.call("SendMessage", textMessage("Original.", "reuse-1"));
-      await unchanged(a2a, async () => {
-        const answer = await a2a.call("SendMessage", textMessage("Changed.", "reuse-1"));
-        expectError(answer, -32602, "MESSAGE_ID_REUSED", "message.messageId");
-      });
-    });
+    await t.step(
+      "a retry with its members in another order still returns the first task",
+      async () => {
+        const first = await a2a.call("SendMessage", textMessage("Reordered retry.", "order-1"));
+        const before = await a2a.count();
+        // The same message, re-serialised by a client that orders members differently.
+        const reordered =
+          '{"params":{"message":{"parts":[{"text":"Reordered retry."}],"role":"ROLE_USER",' +
+          '"messageId":"order-1"}},"method":"SendMessage","id":9,"jsonrpc":"2.0"}';
+        const second = await a2a.post(reordered);
+        assertEquals(second.json.result, first.json.result);
+        assertStrictEquals(await a2a.count(), before);
+      },
+    );
+
+    await t.step(
+      "the same messageId with other content is a new submission, never MESSAGE_ID_REUSED",
+      async () => {
+        const first = await a2a.call("SendMessage", textMessage("Original.", "reuse-1"));
+        const before = await a2a.count();
+        const second = await a2a.call("SendMessage", textMessage("Changed.", "reuse-1"));
+        assert(!second.text.includes("MESSAGE_ID_REUSED"), second.text);
+        const task = second.json.result.task;
+        assert(task.id !== first.json.result.task.id, "a new task");
+        assertStrictEquals(task.status.state, "TASK_STATE_SUBMITTED");
+        assertStrictEquals(await a2a.count(), before + 1);
+        assertStrictEquals((await storedRow(a2a, task.id)).content.includes("Changed."), true);
+      },
+    );
 
     await t.step(
       "SendMessage with one beacon/0.1 data part is structured; the data is stored",
@@ -459,10 +483,11 @@ Deno.test("A2A methods over HTTP: no response contains submitted content", async
     await call("SendMessage", {
       message: { ...message, messageId: `${marker}-2`, parts: [{ data, metadata: { m: marker } }] },
     });
-    // Refusals of each kind, with the marker where the client chose a value.
+    // The same messageId with other content: a third submission, not a refusal.
     await call("SendMessage", {
       message: { ...message, messageId: `${marker}-id`, parts: [{ text: "changed" }] },
     });
+    // Refusals of each kind, with the marker where the client chose a value.
     await call("SendMessage", { message: { ...message, role: marker } });
     await call("SendMessage", { message: { ...message, messageId: marker.repeat(10) } });
     await call("SendMessage", {
@@ -500,7 +525,7 @@ Deno.test("A2A methods over HTTP: no response contains submitted content", async
       assert(!answer.text.includes(marker), `echoed submitted content: ${answer.text}`);
       assert(!answer.text.includes(btoa(marker)));
     }
-    assertStrictEquals(await a2a.count(), 2, "only the two valid submissions were stored");
+    assertStrictEquals(await a2a.count(), 3, "only the three valid submissions were stored");
   } finally {
     await a2a.close();
   }

@@ -231,3 +231,31 @@ Deno.test("refuseContinuation(): unknown taskId -32001, known -32004, contextId 
   await expectKind("short", undefined, "taskNotFound");
   await expectKind("../../../../etc/passwd/xx", undefined, "taskNotFound");
 });
+
+Deno.test("checkSendMessage() lists every bad field in one -32602, first one first", () => {
+  const failure = failureOf(() =>
+    checkSendMessage({
+      tenant: "t",
+      message: {
+        messageId: "",
+        role: "ROLE_AGENT",
+        parts: [{ text: "ok" }, { url: 1 }, {}, { text: "x", filename: 2 }],
+        metadata: [],
+      },
+      configuration: { historyLength: -1 },
+    })
+  );
+  assertStrictEquals(failure.metadata.field, "tenant");
+  assertEquals(failure.violations?.map((violation) => violation.field), [
+    "tenant",
+    "message.messageId",
+    "message.role",
+    "message.parts[1].url",
+    "message.parts[2]",
+    "message.parts[3].filename",
+    "message.metadata",
+    "configuration.historyLength",
+  ]);
+  const many = failureOf(() => checkSendMessage(params(Array(64).fill({ filename: 1 }))));
+  assertStrictEquals(many.violations?.length, 20, "bounded");
+});

@@ -29,6 +29,7 @@ import { runConformance } from "./suite.ts";
 /** What every server under test is configured with (besides port, host and database). */
 const COMMON = {
   BEACON_RATE_LIMIT: "5/1m",
+  BEACON_STATUS_RATE_LIMIT: "5/1m",
   BEACON_TRUSTED_PROXIES: "1",
   BEACON_LOG: "off",
 };

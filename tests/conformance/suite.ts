@@ -777,9 +777,12 @@ export const CASES: readonly ConformanceCase[] = [
   // ---- rate limit and concurrency --------------------------------------------------------------
   {
     name: "429 rate_limited with Retry-After once a source exceeds the declared limit",
-    applies: (discovery) => discovery?.limits?.rateLimit !== null,
+    // Status reads spend their own budget (limits.statusRateLimit; older servers had one).
+    applies: (discovery) =>
+      (discovery?.limits?.statusRateLimit ?? discovery?.limits?.rateLimit) !== null,
     async run(context) {
-      const limit = (await context.discovery()).limits.rateLimit;
+      const limits = (await context.discovery()).limits;
+      const limit = limits.statusRateLimit ?? limits.rateLimit;
       const source = context.sourceHeader();
       if (source === undefined) throw new Error("Cannot check the rate limit without sources");
       const shared = `198.19.255.${1 + Math.floor(Math.random() * 250)}`;
@@ -791,6 +794,7 @@ export const CASES: readonly ConformanceCase[] = [
       }
       assert(refused !== undefined, `no 429 after ${limit.requests + 1} requests`);
       assertNativeError(refused, "rate_limited");
+      if ("statusRateLimit" in limits) assertStrictEquals(refused.json.error.budget, "status");
       assertMatch(refused.headers.get("retry-after") ?? "", /^[1-9][0-9]*$/);
       // Another source is unaffected.
       assertNativeError(await context.send(`${SUBMIT}/AAAAAAAAAAAAAAAAAAAAAA`), "not_found");

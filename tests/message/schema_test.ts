@@ -56,7 +56,10 @@ function withField(
 }
 
 function assertRefused(value: unknown, field: string, problem: string) {
-  assertEquals(checkMessage(value), { ok: false, field, problem });
+  const result = checkMessage(value);
+  assert(!result.ok);
+  assertEquals({ field: result.field, problem: result.problem }, { field, problem });
+  assertStrictEquals(result.violations[0].field, field, "the first violation is the reported one");
 }
 
 Deno.test("checkMessage: accepts a minimal message and returns it unchanged", () => {
@@ -445,4 +448,43 @@ Deno.test("checkMessage: refuses every sample in tests/data/messages/invalid", a
   const samples = await readSamples("invalid");
   assert(samples.length > 0);
   for (const [name, value] of samples) assert(!checkMessage(value).ok, name);
+});
+
+Deno.test("checkMessage: reports every violation, by schema path, never a name or value", () => {
+  const marker = "SECRET_MARKER";
+  const result = checkMessage({
+    beacon: "0.2",
+    subject: "",
+    body: 7,
+    intent: "other",
+    sender: { name: "A", [marker]: marker, software: "x\ny" },
+    [marker]: marker,
+  });
+  assert(!result.ok);
+  assertEquals(result.violations, [
+    { field: "beacon", description: 'must be "0.1"' },
+    { field: "subject", description: "must not be empty" },
+    { field: "body", description: "must be a string" },
+    {
+      field: "sender.software",
+      description: "must be one line: no line breaks, control characters or unpaired surrogates",
+    },
+    {
+      field: "sender",
+      description: "has an unknown member, the 2nd (beacon/0.1 is a closed format)",
+    },
+    { field: "", description: "has an unknown member, the 6th (beacon/0.1 is a closed format)" },
+  ]);
+  assert(!JSON.stringify(result).includes(marker));
+});
+
+Deno.test("checkMessage: at most 20 violations for a body with thousands", () => {
+  const many = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]));
+  const result = checkMessage({ ...minimal(), ...many });
+  assert(!result.ok);
+  assertStrictEquals(result.violations.length, 20);
+  assertStrictEquals(
+    result.violations[2].description,
+    "has an unknown member, the 8th (beacon/0.1 is a closed format)",
+  );
 });

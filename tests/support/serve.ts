@@ -23,7 +23,12 @@ export interface ServedBeacon {
 export async function serveBeacon(options: BeaconOptions = {}): Promise<ServedBeacon> {
   const directory = await Deno.makeTempDir({ prefix: "beacon-test-" });
   const databaseUrl = `file:${directory}/beacon.db`;
-  const beacon = createBeacon({ database: { url: databaseUrl }, rateLimit: "off", ...options });
+  const beacon = createBeacon({
+    database: { url: databaseUrl },
+    rateLimit: "off",
+    statusRateLimit: "off",
+    ...options,
+  });
   await beacon.ready();
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },

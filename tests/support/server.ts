@@ -41,6 +41,7 @@ export async function startServer(
     HOSTNAME: "127.0.0.1",
     BEACON_DATABASE_URL: `file:${directory}/beacon.db`,
     BEACON_RATE_LIMIT: "off",
+    BEACON_STATUS_RATE_LIMIT: "off",
     ...options.env,
   };
   const databaseUrl = env.BEACON_DATABASE_URL;
