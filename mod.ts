@@ -16,6 +16,7 @@
  */
 import { buildHandler } from "./src/handler.ts";
 import { Intake } from "./src/intake/accept.ts";
+import { SourceHasher } from "./src/intake/source_hash.ts";
 import { type CachedDocument, prepareDocument, prepareText } from "./src/http/cacheable.ts";
 import {
   MemoryRateLimiter,
@@ -315,18 +316,12 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   const open = () => {
     opening ??= (async () => {
       const store = await SubmissionStore.open(options.database ?? DEFAULTS.database, now);
-      let sourceKey: CryptoKey;
+      let sourceHasher: SourceHasher;
       let signingKey: Awaited<ReturnType<typeof loadSigningKey>>;
       try {
         const salt = options.sourceSalt ??
           (await store.secret("source-salt", () => randomBytes(32), now)).value;
-        sourceKey = await crypto.subtle.importKey(
-          "raw",
-          salt,
-          { name: "HMAC", hash: "SHA-256" },
-          false,
-          ["sign"],
-        );
+        sourceHasher = new SourceHasher(salt);
         signingKey = await loadSigningKey(store, now, options.signingKey);
       } catch (error) {
         await store.close(); // a half-opened Beacon must not keep the database open
@@ -339,7 +334,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         store,
         now,
         randomBytes,
-        sourceKey,
+        sourceHasher,
         idempotencyWindowMs: options.idempotencyWindowMs ?? DEFAULTS.idempotencyWindowMs,
         signReceipts: (receipts) => signReceipts(signingKey, receipts),
       });
@@ -347,7 +342,12 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         intake,
         limiter: custom ??
           (limit && options.rateLimitStore === "database"
-            ? new SharedRateLimiter(store.client, limit, (source) => intake.sourceHash(source), now)
+            ? new SharedRateLimiter(
+              store.client,
+              limit,
+              (source) => Promise.resolve(sourceHasher.hash(source)),
+              now,
+            )
             : memoryLimiter),
         statusLimiter: status.custom ??
           (status.limit && options.rateLimitStore === "database"
@@ -355,7 +355,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
               store.client,
               status.limit,
               // Its own keys in the shared table: reads never spend submissions.
-              async (source) => "status " + await intake.sourceHash(source),
+              (source) => Promise.resolve("status " + sourceHasher.hash(source)),
               now,
             )
             : memoryStatusLimiter),

@@ -21,7 +21,8 @@ import type {
 } from "../store/store.ts";
 import { GroupCommitter } from "../store/group_commit.ts";
 import type { ReceiptBatchProof, ReceiptSignature } from "../signing/receipt.ts";
-import { base64url, hex, sha256Digest } from "./encoding.ts";
+import { base64url, sha256Digest } from "./encoding.ts";
+import type { SourceHasher } from "./source_hash.ts";
 
 /** A signer's identity as checked at intake. */
 export interface IdentityCheck {
@@ -96,8 +97,8 @@ export interface IntakeOptions {
   readonly store: SubmissionStore;
   readonly now: () => number;
   readonly randomBytes: (length: number) => Uint8Array<ArrayBuffer>;
-  /** HMAC key for hashing source keys, so raw addresses are never at rest. */
-  readonly sourceKey: CryptoKey;
+  /** Hashes source keys, so raw addresses are never at rest. */
+  readonly sourceHasher: SourceHasher;
   /** How long an idempotency key is remembered, in milliseconds. */
   readonly idempotencyWindowMs: number;
   /**
@@ -145,7 +146,6 @@ function receiptOfCommitted(row: NewSubmission): Receipt {
 /** The intake: accepts submissions into the store. */
 export class Intake {
   readonly #options: IntakeOptions;
-  readonly #sourceHashes = new Map<string, string>();
   /** Stores running now, by source and key; they settle undefined when they stored nothing. */
   readonly #inFlight = new Map<string, Promise<(Accepted & { digest: string }) | undefined>>();
 
@@ -191,24 +191,6 @@ export class Intake {
   }
 
   /**
-   * The salted hash of a source key: 128 bits of HMAC-SHA-256, hex. Recent sources are
-   * remembered (a bounded map), because a busy sender would otherwise pay one HMAC per request.
-   */
-  async sourceHash(source: string): Promise<string> {
-    const known = this.#sourceHashes.get(source);
-    if (known !== undefined) return known;
-    const mac = await crypto.subtle.sign(
-      "HMAC",
-      this.#options.sourceKey,
-      new TextEncoder().encode(source),
-    );
-    const hash = hex(new Uint8Array(mac, 0, 16));
-    if (this.#sourceHashes.size >= 10_000) this.#sourceHashes.clear();
-    this.#sourceHashes.set(source, hash);
-    return hash;
-  }
-
-  /**
    * Stores the submission and returns its receipt; `replayed` is true when an earlier receipt is
    * returned for a retry. Throws `BeaconError("idempotency_key_reused")` for a reused key with
    * other content (only under the `"same-bytes"` rule) and `StorageError` when the database fails.
@@ -218,7 +200,7 @@ export class Intake {
    */
   async accept(input: SubmissionInput): Promise<Accepted> {
     const digest = sha256Digest(input.content);
-    const sourceHash = await this.sourceHash(input.source);
+    const sourceHash = this.#options.sourceHasher.hash(input.source);
     if (input.idempotencyKey === undefined) {
       return (await this.#store(input, digest, sourceHash))!; // without a key, always stored
     }

@@ -6,6 +6,7 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { a2aHandler } from "../../src/a2a/endpoint.ts";
 import type { Context } from "../../src/middleware/compose.ts";
+import { SourceHasher } from "../../src/intake/source_hash.ts";
 import { Intake } from "../../src/intake/accept.ts";
 import { SubmissionStore } from "../../src/store/store.ts";
 import { StorageError } from "../../src/errors.ts";
@@ -44,13 +45,7 @@ async function realIntake(
     store,
     now: Date.now,
     randomBytes: (n) => crypto.getRandomValues(new Uint8Array(n)),
-    sourceKey: await crypto.subtle.importKey(
-      "raw",
-      new Uint8Array(32),
-      { name: "HMAC", hash: "SHA-256" },
-      false,
-      ["sign"],
-    ),
+    sourceHasher: new SourceHasher(new Uint8Array(32)),
     idempotencyWindowMs: 60_000,
     signReceipts: options.signReceipts,
   });

@@ -11,6 +11,7 @@ import {
   refuseContinuation,
 } from "../../src/a2a/send_message.ts";
 import { A2AFailure } from "../../src/a2a/errors.ts";
+import { SourceHasher } from "../../src/intake/source_hash.ts";
 import { Intake } from "../../src/intake/accept.ts";
 import { SubmissionStore } from "../../src/store/store.ts";
 import type { JsonObject } from "../../src/a2a/jsonrpc.ts";
@@ -36,18 +37,11 @@ function failureOf(run: () => unknown): A2AFailure {
 /** A real intake on an in-memory database holding one submission; returns its receipt id. */
 async function intakeWithOne(): Promise<{ intake: Intake; known: string; store: SubmissionStore }> {
   const store = await SubmissionStore.open({ url: ":memory:" });
-  const sourceKey = await crypto.subtle.importKey(
-    "raw",
-    new Uint8Array(32),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
   const intake = new Intake({
     store,
     now: Date.now,
     randomBytes: (n) => crypto.getRandomValues(new Uint8Array(n)),
-    sourceKey,
+    sourceHasher: new SourceHasher(new Uint8Array(32)),
     idempotencyWindowMs: 60_000,
   });
   const { receipt } = await intake.accept({
