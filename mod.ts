@@ -17,6 +17,7 @@
 import { buildHandler } from "./src/handler.ts";
 import { Intake } from "./src/intake/accept.ts";
 import { SourceHasher } from "./src/intake/source_hash.ts";
+import { DEFAULT_DATABASE_URL } from "./src/defaults.ts";
 import { type CachedDocument, prepareDocument, prepareText } from "./src/http/cacheable.ts";
 import {
   MemoryRateLimiter,
@@ -27,7 +28,8 @@ import {
 import { discoveryDocument } from "./src/native/discovery.ts";
 import { SharedRateLimiter } from "./src/limits/shared_rate.ts";
 import { agentCard } from "./src/a2a/card.ts";
-import { jwks, JWKS_CONTENT_TYPE, JWKS_PATH, signCard } from "./src/a2a/card_signature.ts";
+import { jwks, JWKS_CONTENT_TYPE, signCard } from "./src/a2a/card_signature.ts";
+import { JWKS_PATH } from "./src/routes.ts";
 import { MARKDOWN_CONTENT_TYPE, SERVED_DOC_FILES, type ServedDoc } from "./src/native/docs.ts";
 import { SERVED_DOC_TEXTS } from "./src/native/served_docs.ts";
 import { messageJsonSchema } from "./src/message/schema.ts";
@@ -160,7 +162,7 @@ export interface Beacon {
 }
 
 const DEFAULTS = {
-  database: { url: "file:data/beacon.db" },
+  database: { url: DEFAULT_DATABASE_URL },
   maxBodyBytes: 65_536,
   bodyTimeoutMs: 10_000,
   rateLimit: "10/1m",

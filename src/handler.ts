@@ -34,15 +34,16 @@ import {
   A2A_PATH,
   CARD_PATH,
   DISCOVERY_PATH,
+  DOCS_PATH,
+  JWKS_PATH,
   SCHEMA_PATH,
   STATUS_PATH,
   SUBMIT_PATH,
-} from "./native/discovery.ts";
+} from "./routes.ts";
 import { submitHandler } from "./native/submit.ts";
 import { statusHandler } from "./native/status.ts";
 import { a2aHandler } from "./a2a/endpoint.ts";
-import { JWKS_PATH } from "./a2a/card_signature.ts";
-import { DOCS_PATH, SERVED_DOC_FILES, type ServedDoc } from "./native/docs.ts";
+import { SERVED_DOC_FILES, type ServedDoc } from "./native/docs.ts";
 
 /** Everything the handler is built from (resolved configuration plus opened resources). */
 export interface HandlerParts {

@@ -18,12 +18,10 @@
  *
  * @module
  */
-import { base64url } from "../intake/encoding.ts";
+import { base64url } from "../bytes.ts";
+import { isJsonObject } from "../json/value.ts";
 import { canonicalJson } from "../message/canonical.ts";
 import type { SigningKey } from "../signing/key.ts";
-
-/** Path of the JWKS (RFC 7517 §5) that holds the Beacon's public signing key. */
-export const JWKS_PATH = "/.well-known/jwks.json";
 
 /** Media type of a JWK Set (RFC 7517 §8.5.1). */
 export const JWKS_CONTENT_TYPE = "application/jwk-set+json";
@@ -44,18 +42,14 @@ const REQUIRED_CONTAINERS = new Set([
   "skills[].tags",
 ]);
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function isEmptyContainer(value: unknown): boolean {
-  return Array.isArray(value) ? value.length === 0 : isPlainObject(value) &&
+  return Array.isArray(value) ? value.length === 0 : isJsonObject(value) &&
     Object.keys(value).length === 0;
 }
 
 function applyPresence(value: unknown, path: string): unknown {
   if (Array.isArray(value)) return value.map((item) => applyPresence(item, `${path}[]`));
-  if (!isPlainObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   const kept: [string, unknown][] = [];
   for (const [name, member] of Object.entries(value)) {
     const memberPath = path === "" ? name : `${path}.${name}`;

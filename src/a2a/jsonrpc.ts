@@ -25,7 +25,12 @@
  *
  * @module
  */
-import type { JsonValue } from "../json/strict_json.ts";
+import {
+  codePointLengthWithin,
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+} from "../json/value.ts";
 import { jsonResponse } from "../http/json.ts";
 import { A2AFailure, invalidParams, type JsonRpcErrorObject } from "./errors.ts";
 
@@ -34,9 +39,6 @@ export const MAX_ID_LENGTH = 128;
 
 /** A JSON-RPC request id the Beacon accepts. */
 export type RequestId = string | number;
-
-/** A JSON object as parsed. */
-export type JsonObject = { [key: string]: JsonValue };
 
 /** A request that passed the envelope checks. */
 export interface RpcRequest {
@@ -52,42 +54,6 @@ export interface RpcRequest {
 export type EnvelopeResult =
   | { ok: true; request: RpcRequest }
   | { ok: false; id: RequestId | null; failure: A2AFailure };
-
-/**
- * Whether a parsed JSON value is an object (not an array, not null).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { isJsonObject } from "./jsonrpc.ts";
- *
- * assert.ok(isJsonObject({}));
- * assert.ok(!isJsonObject([]));
- * ```
- */
-export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/**
- * Length in Unicode code points, giving up early past `limit` (so a long string costs little).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { codePointLengthWithin } from "./jsonrpc.ts";
- *
- * assert.ok(codePointLengthWithin("héllo", 128));
- * ```
- */
-export function codePointLengthWithin(text: string, limit: number): boolean {
-  // A code point is one or two UTF-16 units, so these two bounds decide most strings at once.
-  if (text.length <= limit) return true;
-  if (text.length > limit * 2) return false;
-  let count = 0;
-  for (const _ of text) if (++count > limit) return false;
-  return true;
-}
 
 /** The only spelling of a number id whose echo is byte for byte the id received. */
 const PLAIN_INTEGER = /^-?(?:0|[1-9][0-9]{0,15})$/;

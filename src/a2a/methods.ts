@@ -20,9 +20,8 @@
  */
 import type { Intake } from "../intake/accept.ts";
 import type { SubmissionSummary } from "../store/store.ts";
-import { RECEIPT_ID } from "../native/status.ts";
 import { A2AFailure, invalidParams } from "./errors.ts";
-import type { JsonObject } from "./jsonrpc.ts";
+import type { JsonObject } from "../json/value.ts";
 import {
   checkTenant,
   INT32_MAX,
@@ -85,7 +84,7 @@ async function findTask(
 }
 
 async function lookUp(id: string, intake: Intake): Promise<SubmissionSummary> {
-  const found = RECEIPT_ID.test(id) ? await intake.store.findById(id) : undefined;
+  const found = await intake.find(id);
   if (found === undefined) throw new A2AFailure("taskNotFound", undefined, { field: "id" });
   return found;
 }

@@ -11,9 +11,9 @@
  *
  * @module
  */
-import type { JsonValue } from "../json/strict_json.ts";
+import type { JsonValue } from "../json/value.ts";
 import { invalidParams } from "./errors.ts";
-import { codePointLengthWithin, isJsonObject, type JsonObject } from "./jsonrpc.ts";
+import { codePointLengthWithin, isJsonObject, type JsonObject } from "../json/value.ts";
 
 /** The largest int32 (ProtoJSON integer fields of A2A are int32). */
 export const INT32_MAX = 2_147_483_647;

@@ -19,7 +19,8 @@
  * @module
  */
 import { agentCard } from "./card.ts";
-import { type CardKey, JWKS_PATH, signCard, unsignedCard } from "./card_signature.ts";
+import { type CardKey, signCard, unsignedCard } from "./card_signature.ts";
+import { JWKS_PATH } from "../routes.ts";
 import { databaseConfig, openForReading } from "../review/database.ts";
 import { parseSigningKey, SIGNING_KEY_SECRET, signingKeyFromSeed } from "../signing/key.ts";
 

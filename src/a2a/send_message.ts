@@ -32,15 +32,14 @@
  * @module
  */
 import type { IdentityCheck, Intake, Receipt } from "../intake/accept.ts";
-import type { JsonValue } from "../json/strict_json.ts";
-import { hex, sha256 } from "../intake/encoding.ts";
+import type { JsonValue } from "../json/value.ts";
+import { hex, sha256 } from "../bytes.ts";
 import { canonicalJson } from "../message/canonical.ts";
 import { checkIdentity } from "../message/identity.ts";
 import { type BeaconMessage, checkMessage } from "../message/schema.ts";
 import { nativeReceipt } from "../native/receipt.ts";
-import { RECEIPT_ID } from "../native/status.ts";
 import { A2AFailure, type FieldViolation, invalidParams } from "./errors.ts";
-import { isJsonObject, type JsonObject } from "./jsonrpc.ts";
+import { isJsonObject, type JsonObject } from "../json/value.ts";
 import {
   checkTenant,
   INT32_MAX,
@@ -316,8 +315,7 @@ export async function refuseContinuation(
   intake: Intake,
 ): Promise<void> {
   if (checked.taskId !== undefined) {
-    const known = RECEIPT_ID.test(checked.taskId) &&
-      await intake.store.findById(checked.taskId) !== undefined;
+    const known = await intake.find(checked.taskId) !== undefined;
     if (!known) throw new A2AFailure("taskNotFound", undefined, { field: "message.taskId" });
     throw new A2AFailure(
       "unsupportedOperation",

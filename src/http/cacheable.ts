@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { hex } from "../intake/encoding.ts";
+import { hex } from "../bytes.ts";
 
 /** A prepared document: body and validators computed once. */
 export interface CachedDocument {

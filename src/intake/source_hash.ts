@@ -8,7 +8,7 @@
  */
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { hex } from "./encoding.ts";
+import { hex } from "../bytes.ts";
 
 /** Hashes source keys under one salt; recent sources are remembered (a bounded map). */
 export class SourceHasher {

@@ -46,18 +46,10 @@
  *
  * @module
  */
+import type { JsonObject, JsonValue } from "./value.ts";
 
 /** Default nesting cap for arrays and objects; a 64 KiB body could otherwise nest 30,000 levels. */
 export const MAX_JSON_DEPTH = 32;
-
-/** A value that JSON can represent; what a successful parse returns. */
-export type JsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | JsonValue[]
-  | { [key: string]: JsonValue };
 
 /** Why a body was refused; stable codes, see the module documentation for each rule. */
 export type JsonRefusal =
@@ -188,8 +180,6 @@ function firstInvalidUtf8Byte(bytes: Uint8Array): number {
     from = index + 1;
   }
 }
-
-type JsonObject = { [key: string]: JsonValue };
 
 /**
  * Thrown inside the parser to unwind to parseDecoded. Not an Error: capturing a stack trace on

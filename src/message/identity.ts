@@ -13,7 +13,7 @@
  * @module
  */
 
-import { base64url, fromBase64url, hex } from "../intake/encoding.ts";
+import { base64url, fromBase64url, hex } from "../bytes.ts";
 import { canonicalMessageBytes } from "./canonical.ts";
 import type { BeaconMessage } from "./schema.ts";
 

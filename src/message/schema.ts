@@ -34,6 +34,7 @@
  */
 
 import * as v from "valibot";
+import { codePointLengthWithin, isJsonObject } from "../json/value.ts";
 import { toJsonSchema } from "@valibot/to-json-schema";
 
 // Every problem text passes through `problem`, so checkMessage can prove that what it returns
@@ -94,27 +95,9 @@ const SIGNATURE = /^[A-Za-z0-9_-]{85}[AQgw]$/;
 // by itself; keyed by the action object, so the limit lives in one place.
 const jsonSchemaOf = new WeakMap<object, Record<string, unknown>>();
 
-function withinCodePoints(text: string, max: number): boolean {
-  // A code point is one or two UTF-16 code units, so most strings are decided by length alone.
-  if (text.length <= max) return true;
-  if (text.length > 2 * max) return false;
-  let count = text.length;
-  for (let i = 0; i < text.length - 1; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        count--;
-        i++;
-      }
-    }
-  }
-  return count <= max;
-}
-
 function maxCodePoints(max: number) {
   const action = v.check<string, string>(
-    (text) => withinCodePoints(text, max),
+    (text) => codePointLengthWithin(text, max),
     problem(`must be at most ${max} characters`),
   );
   jsonSchemaOf.set(action, { maxLength: max });
@@ -150,9 +133,6 @@ function optionalText(max: number, content: "one-line" | "any", description: str
 
 // valibot's object schemas accept arrays (they are objects) and then report missing members;
 // checking first turns `[]` into the accurate "must be a JSON object".
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 const jsonObject = v.custom<Record<string, unknown>>(isJsonObject, PROBLEM.object);
 
 const SenderSchema = v.pipe(

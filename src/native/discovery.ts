@@ -5,26 +5,20 @@
  *
  * @module
  */
-import { JWKS_PATH } from "../a2a/card_signature.ts";
+import {
+  A2A_PATH,
+  CARD_PATH,
+  JWKS_PATH,
+  SCHEMA_PATH,
+  STATUS_PATH,
+  SUBMIT_PATH,
+} from "../routes.ts";
 import { formatRateLimit, type RateLimit } from "../limits/rate.ts";
 import { docUrl } from "./docs.ts";
 
 /** The literal statement of design principle 5, shared by the card and this document. */
 export const IDENTITY_STATEMENT =
   "Cryptographic identity does not establish autonomy, consciousness or personhood.";
-
-/** Path of the native submit endpoint. */
-export const SUBMIT_PATH = "/beacon/0.1/submissions";
-/** Path template of the native status endpoint. */
-export const STATUS_PATH = "/beacon/0.1/submissions/{id}";
-/** Path of the discovery document. */
-export const DISCOVERY_PATH = "/.well-known/autonomous-agent";
-/** Path of the served message schema. */
-export const SCHEMA_PATH = "/schemas/message.schema.json";
-/** Path of the A2A agent card. */
-export const CARD_PATH = "/.well-known/agent-card.json";
-/** Path of the A2A JSON-RPC endpoint. */
-export const A2A_PATH = "/a2a/v1";
 
 /** What the discovery document is built from. */
 export interface DiscoveryFacts {

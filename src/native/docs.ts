@@ -6,15 +6,13 @@
  *
  * @module
  */
+import { DOCS_PATH } from "../routes.ts";
 
 /** The served documents, by file name under `docs/`. */
 export const SERVED_DOC_FILES = ["protocol-0.1.md", "a2a.md"] as const;
 
 /** A served document's file name. */
 export type ServedDoc = typeof SERVED_DOC_FILES[number];
-
-/** Path prefix of the served documents. */
-export const DOCS_PATH = "/docs/";
 
 /** Media type of a served document (RFC 7763). */
 export const MARKDOWN_CONTENT_TYPE = "text/markdown; charset=utf-8";

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Receipt } from "../intake/accept.ts";
-import { STATUS_PATH } from "./discovery.ts";
+import { STATUS_PATH } from "../routes.ts";
 
 /** A receipt as sent: the stored facts plus where to look up the status. */
 export interface ReceiptBody {

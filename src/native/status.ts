@@ -10,14 +10,11 @@ import { jsonResponse } from "../http/json.ts";
 import type { Intake } from "../intake/accept.ts";
 import type { RouteHandler } from "../middleware/router.ts";
 
-/** Receipt ids: 30 base64url characters (a 48-bit time and 128 random bits). */
-export const RECEIPT_ID = /^[A-Za-z0-9_-]{30}$/;
-
 /** The status route handler. */
 export function statusHandler(intake: Intake): RouteHandler {
   return async (context) => {
     const id = context.params.id ?? "";
-    const found = RECEIPT_ID.test(id) ? await intake.store.findById(id) : undefined;
+    const found = await intake.find(id);
     if (found === undefined) throw new BeaconError("not_found", "No submission with this id");
     context.log.outcome = "served";
     context.log.receiptId = found.id;

@@ -10,6 +10,7 @@
  * @module
  */
 import { decodeUtf8Strict } from "../json/strict_json.ts";
+import { isJsonObject } from "../json/value.ts";
 import { Findings, safeBlock, safeText } from "./render.ts";
 
 /** The labelled fields of a beacon/0.1 message, as far as they are strings. */
@@ -57,10 +58,6 @@ export type ContentView =
   | { readonly form: "json"; readonly value: unknown }
   | { readonly form: "binary"; readonly size: number };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function str(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
@@ -76,11 +73,11 @@ const MESSAGE_MEMBERS = new Set([
 ]);
 
 function asMessage(value: unknown): MessageView | undefined {
-  if (!isObject(value) || value.beacon === undefined || typeof value.subject !== "string") {
+  if (!isJsonObject(value) || value.beacon === undefined || typeof value.subject !== "string") {
     return undefined;
   }
-  const sender = isObject(value.sender) ? value.sender : {};
-  const identity = isObject(value.identity) ? value.identity : undefined;
+  const sender = isJsonObject(value.sender) ? value.sender : {};
+  const identity = isJsonObject(value.identity) ? value.identity : undefined;
   const extra: Record<string, unknown> = {};
   for (const [name, member] of Object.entries(value)) {
     if (!MESSAGE_MEMBERS.has(name)) extra[name] = member;
@@ -132,10 +129,12 @@ export function interpretContent(contentType: string, content: Uint8Array): Cont
   }
   const message = asMessage(value);
   if (message !== undefined) return { form: "message", message };
-  if (isObject(value) && Array.isArray(value.parts)) {
+  if (isJsonObject(value) && Array.isArray(value.parts)) {
     const parts: PartView[] = value.parts.map((part): PartView => {
-      if (isObject(part) && typeof part.text === "string") return { type: "text", text: part.text };
-      const inner = isObject(part) ? asMessage(part.data) : undefined;
+      if (isJsonObject(part) && typeof part.text === "string") {
+        return { type: "text", text: part.text };
+      }
+      const inner = isJsonObject(part) ? asMessage(part.data) : undefined;
       if (inner !== undefined) return { type: "message", message: inner };
       return { type: "other", value: part };
     });
@@ -226,7 +225,7 @@ class Renderer {
       this.lines.push(indent + safeText(label, this.findings) + ": …");
       return;
     }
-    if (isObject(value) || Array.isArray(value)) {
+    if (isJsonObject(value) || Array.isArray(value)) {
       const entries = Array.isArray(value)
         ? value.map((item, i): [string, unknown] => [`[${i}]`, item])
         : Object.entries(value);

@@ -10,13 +10,11 @@
  *
  * @module
  */
+import { DEFAULT_DATABASE_URL } from "../defaults.ts";
 import type { Client } from "@libsql/client";
 import { type DatabaseConfig, embeddedFilePath, isEmbedded, openClient } from "../store/client.ts";
 import { SubmissionStore } from "../store/store.ts";
 import { CliError } from "./io.ts";
-
-/** The default database, as for the server. */
-export const DEFAULT_DATABASE_URL = "file:data/beacon.db";
 
 /** Which optional tables exist (an older database may lack them). */
 export interface Schema {

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { sha256Digest } from "../intake/encoding.ts";
+import { sha256Digest } from "../bytes.ts";
 import { checkIdentity } from "../message/identity.ts";
 import { checkMessage } from "../message/schema.ts";
 import { interpretContent, renderContent } from "./content.ts";

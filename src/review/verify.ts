@@ -19,8 +19,8 @@
  *
  * @module
  */
-import { hex, sha256Digest } from "../intake/encoding.ts";
-import { fromBase64url } from "../intake/encoding.ts";
+import { hex, sha256Digest } from "../bytes.ts";
+import { fromBase64url } from "../bytes.ts";
 import { signCheckpoint, verifyCheckpoint } from "../signing/checkpoint.ts";
 import {
   loadSigningKey,

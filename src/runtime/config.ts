@@ -23,6 +23,7 @@
  * @module
  */
 import { type Beacon, type BeaconOptions, createBeacon } from "../../mod.ts";
+import { fromHex } from "../bytes.ts";
 import { parseRateLimit } from "../limits/rate.ts";
 import { parseSigningKey } from "../signing/key.ts";
 
@@ -116,10 +117,11 @@ export function configFromEnvironment(read: (name: string) => string | undefined
   }
   const salt = get("BEACON_SOURCE_SALT");
   if (salt !== undefined) {
-    if (!/^([0-9a-fA-F]{2}){16,64}$/.test(salt)) {
+    const bytes = fromHex(salt);
+    if (bytes === undefined || bytes.length < 16 || bytes.length > 64) {
       throw new Error("Cannot start: BEACON_SOURCE_SALT must be 32 to 128 hex digits");
     }
-    options.sourceSalt = new Uint8Array(salt.match(/../g)!.map((pair) => parseInt(pair, 16)));
+    options.sourceSalt = bytes;
   }
   const signingKey = get("BEACON_SIGNING_KEY");
   if (signingKey !== undefined) options.signingKey = parseSigningKey(signingKey);

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { base64url, fromBase64url } from "../intake/encoding.ts";
+import { base64url, fromBase64url } from "../bytes.ts";
 
 /** Bytes in a raw Ed25519 public key (RFC 8032 §5.1.5). */
 export const PUBLIC_KEY_BYTES = 32;

@@ -28,7 +28,7 @@
  *
  * @module
  */
-import { base64url, fromBase64url } from "../intake/encoding.ts";
+import { base64url, fromBase64url } from "../bytes.ts";
 import { keyFingerprint } from "../message/identity.ts";
 import { PUBLIC_KEY_BYTES } from "./ed25519.ts";
 

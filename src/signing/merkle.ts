@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { sha256 } from "../intake/encoding.ts";
+import { sha256 } from "../bytes.ts";
 
 const LEAF_PREFIX = 0x00;
 const NODE_PREFIX = 0x01;

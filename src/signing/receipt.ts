@@ -70,7 +70,7 @@
  *
  * @module
  */
-import { base64url, fromBase64url } from "../intake/encoding.ts";
+import { base64url, fromBase64url } from "../bytes.ts";
 import { canonicalJson } from "../message/canonical.ts";
 import { signBytes, verifyBytes } from "./ed25519.ts";
 import type { SigningKey } from "./key.ts";

@@ -1,17 +1,16 @@
 /** The JSON-RPC 2.0 envelope: what is a request, what each refusal is, and the response shape. */
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
+import { codePointLengthWithin, isJsonObject } from "../../src/json/value.ts";
 import {
-  codePointLengthWithin,
   type EnvelopeResult,
   errorBody,
-  isJsonObject,
   MAX_ID_LENGTH,
   readEnvelope,
   resultBody,
   rpcResponse,
 } from "../../src/a2a/jsonrpc.ts";
 import { A2AFailure, toJsonRpcError } from "../../src/a2a/errors.ts";
-import type { JsonValue } from "../../src/json/strict_json.ts";
+import type { JsonValue } from "../../src/json/value.ts";
 
 function refused(body: JsonValue): Extract<EnvelopeResult, { ok: false }> {
   const result = readEnvelope(body);

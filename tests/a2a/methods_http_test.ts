@@ -6,7 +6,7 @@
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { exampleMessages } from "../../src/message/schema.ts";
 import { idempotencyKeyOf } from "../../src/a2a/send_message.ts";
-import type { JsonObject } from "../../src/a2a/jsonrpc.ts";
+import type { JsonObject } from "../../src/json/value.ts";
 import {
   type A2AServer,
   errorInfo,

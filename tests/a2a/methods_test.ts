@@ -2,7 +2,9 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { LEGACY_METHODS, methodFor, METHODS } from "../../src/a2a/methods.ts";
 import { A2AFailure, toJsonRpcError } from "../../src/a2a/errors.ts";
-import type { Intake } from "../../src/intake/accept.ts";
+import { Intake } from "../../src/intake/accept.ts";
+import { SourceHasher } from "../../src/intake/source_hash.ts";
+import { SubmissionStore } from "../../src/store/store.ts";
 
 /** The eleven methods of A2A 1.0 §9.4 (the JSON-RPC names the JS SDK 1.3.0 transport sends). */
 const A2A_METHODS = [
@@ -25,13 +27,27 @@ const untouchable = new Proxy({}, {
   },
 }) as Intake;
 
+/** A real intake whose store is closed: any database read would fail with -32603, not -32001. */
+async function storageless(): Promise<Intake> {
+  const store = await SubmissionStore.open({ url: ":memory:" });
+  await store.close();
+  return new Intake({
+    store,
+    now: Date.now,
+    randomBytes: (n) => crypto.getRandomValues(new Uint8Array(n)),
+    sourceHasher: new SourceHasher(new Uint8Array(32)),
+    idempotencyWindowMs: 60_000,
+  });
+}
+
 async function codeOf(
   method: string,
   params?: Record<string, unknown>,
+  intake: Intake = untouchable,
 ): Promise<number | undefined> {
   try {
     await methodFor(method)(params as never, {
-      intake: untouchable,
+      intake,
       origin: "http://x",
       source: "s",
     });
@@ -91,9 +107,12 @@ Deno.test("capability gates answer without params or storage: -32004 and -32003"
 });
 
 Deno.test("GetTask and CancelTask refuse malformed ids with -32001 without touching storage", async () => {
+  const intake = await storageless();
+  // A well-formed id does reach the (closed) store, and fails there.
+  assertStrictEquals(await codeOf("GetTask", { id: "A".repeat(30) }, intake), -32603);
   for (const id of ["short", "A".repeat(23), "A".repeat(21) + "=", "A".repeat(21) + "/"]) {
-    assertStrictEquals(await codeOf("GetTask", { id }), -32001, id);
-    assertStrictEquals(await codeOf("CancelTask", { id }), -32001, id);
+    assertStrictEquals(await codeOf("GetTask", { id }, intake), -32001, id);
+    assertStrictEquals(await codeOf("CancelTask", { id }, intake), -32001, id);
   }
 });
 

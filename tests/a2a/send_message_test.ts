@@ -14,7 +14,7 @@ import { A2AFailure } from "../../src/a2a/errors.ts";
 import { SourceHasher } from "../../src/intake/source_hash.ts";
 import { Intake } from "../../src/intake/accept.ts";
 import { SubmissionStore } from "../../src/store/store.ts";
-import type { JsonObject } from "../../src/a2a/jsonrpc.ts";
+import type { JsonObject } from "../../src/json/value.ts";
 import { exampleMessages } from "../../src/message/schema.ts";
 
 const decoder = new TextDecoder();

@@ -17,11 +17,11 @@ import {
   describeJsonRefusal,
   type JsonParseResult,
   type JsonRefusal,
-  type JsonValue,
   MAX_JSON_DEPTH,
   parseStrictJson,
   parseStrictJsonText,
 } from "../../src/json/strict_json.ts";
+import type { JsonValue } from "../../src/json/value.ts";
 import {
   corpus,
   CORPUS_DIRECTORIES,

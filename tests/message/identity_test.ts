@@ -1,6 +1,6 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { checkIdentity, keyFingerprint, signMessage } from "../../src/message/identity.ts";
-import { base64url, fromBase64url } from "../../src/intake/encoding.ts";
+import { base64url, fromBase64url } from "../../src/bytes.ts";
 import { type BeaconMessage, checkMessage, exampleMessages } from "../../src/message/schema.ts";
 
 // RFC 8032 §7.1 TEST 1: a published test key pair, so its private half is public knowledge.

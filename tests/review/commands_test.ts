@@ -4,7 +4,7 @@
  */
 import { createClient } from "@libsql/client";
 import { createBeacon } from "../../mod.ts";
-import { sha256Digest } from "../../src/intake/encoding.ts";
+import { sha256Digest } from "../../src/bytes.ts";
 import { signMessage } from "../../src/message/identity.ts";
 import { SubmissionStore } from "../../src/store/store.ts";
 import { startHranaServer } from "../support/hrana_server.ts";

@@ -3,7 +3,7 @@
  * streaming accumulator against the recursive definition for every size and prefix, and the
  * leaf data of a submission.
  */
-import { hex } from "../../src/intake/encoding.ts";
+import { hex } from "../../src/bytes.ts";
 import {
   emptyRoot,
   leafHash,

@@ -5,7 +5,7 @@
  * where the change needs it, as an attacker with file access could.
  */
 import { createClient, type InValue } from "@libsql/client";
-import { hex } from "../../src/intake/encoding.ts";
+import { hex } from "../../src/bytes.ts";
 import { leafHash, merkleRoot, submissionLeafData } from "../../src/review/merkle.ts";
 import { signCheckpoint, verifyCheckpoint } from "../../src/signing/checkpoint.ts";
 import { encodeSeed, signingKeyFromSeed } from "../../src/signing/key.ts";

@@ -3,7 +3,7 @@
  * verification that uses nothing but the public key, the receipt JSON and WebCrypto, rebuilding
  * the signed bytes from the documented rule rather than from our code.
  */
-import { sha256Digest } from "../../src/intake/encoding.ts";
+import { sha256Digest } from "../../src/bytes.ts";
 import { signingKeyFromSeed } from "../../src/signing/key.ts";
 import {
   canonicalReceiptBytes,

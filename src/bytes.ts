@@ -6,6 +6,10 @@
  * the submission path, where WebCrypto's asynchronous `digest` costs an operation round trip per
  * call, and `node:crypto` is missing on Workers without `nodejs_compat`.
  *
+ * The base64url codec is the Beacon's own because its decoder must be stricter than the common
+ * ones: every key, signature and id has exactly one accepted spelling (no padding, no non-zero
+ * spare bits, RFC 4648 §3.5), which `atob` and most libraries do not enforce.
+ *
  * @module
  */
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
@@ -69,6 +73,23 @@ export function hex(bytes: Uint8Array): string {
   let out = "";
   for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i]];
   return out;
+}
+
+/** Decodes hex (either case, an even number of digits); undefined for anything else. */
+export function fromHex(text: string): Uint8Array<ArrayBuffer> | undefined {
+  if (!/^(?:[0-9a-fA-F]{2})*$/.test(text)) return undefined;
+  const bytes = new Uint8Array(text.length / 2);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16);
+  return bytes;
+}
+
+/** Standard padded base64 (RFC 4648 §4), as JSON exports and spreadsheets expect it. */
+export function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
 }
 
 /** `sha256:<hex>` of the bytes: the digest format of receipts. */

@@ -1,0 +1,23 @@
+/**
+ * Every path the Beacon serves, in one place: the router (src/handler.ts) routes them, the
+ * documents (discovery, card, receipts) publish them as absolute URLs under the public origin.
+ *
+ * @module
+ */
+
+/** The beacon/0.1 discovery document (RFC 8615 well-known URI). */
+export const DISCOVERY_PATH = "/.well-known/autonomous-agent";
+/** The native submit endpoint. */
+export const SUBMIT_PATH = "/beacon/0.1/submissions";
+/** The native status endpoint, a URI template (RFC 6570 level 1) with `{id}`. */
+export const STATUS_PATH = "/beacon/0.1/submissions/{id}";
+/** The served message schema. */
+export const SCHEMA_PATH = "/schemas/message.schema.json";
+/** The A2A agent card (A2A 1.0.1 §8.2). */
+export const CARD_PATH = "/.well-known/agent-card.json";
+/** The A2A JSON-RPC endpoint. */
+export const A2A_PATH = "/a2a/v1";
+/** The JWKS (RFC 7517 §5) that holds the Beacon's public signing key. */
+export const JWKS_PATH = "/.well-known/jwks.json";
+/** Prefix of the served specifications (`/docs/protocol-0.1.md`, `/docs/a2a.md`). */
+export const DOCS_PATH = "/docs/";
