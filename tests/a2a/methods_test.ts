@@ -1,5 +1,6 @@
 /** The method table: every A2A 1.0 JSON-RPC method is present, 0.3 names point to 1.0 names. */
-import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
+import { assert, assertEquals, assertRejects, assertStrictEquals } from "../support/assert.ts";
+import { StorageError } from "../../src/errors.ts";
 import { LEGACY_METHODS, methodFor, METHODS } from "../../src/a2a/methods.ts";
 import { A2AFailure, toJsonRpcError } from "../../src/a2a/errors.ts";
 import { Intake } from "../../src/intake/accept.ts";
@@ -109,7 +110,11 @@ Deno.test("capability gates answer without params or storage: -32004 and -32003"
 Deno.test("GetTask and CancelTask refuse malformed ids with -32001 without touching storage", async () => {
   const intake = await storageless();
   // A well-formed id does reach the (closed) store, and fails there.
-  assertStrictEquals(await codeOf("GetTask", { id: "A".repeat(30) }, intake), -32603);
+  await assertRejects(
+    () =>
+      methodFor("GetTask")({ id: "A".repeat(30) } as never, { intake, origin: "o", source: "s" }),
+    StorageError,
+  );
   for (const id of ["short", "A".repeat(23), "A".repeat(21) + "=", "A".repeat(21) + "/"]) {
     assertStrictEquals(await codeOf("GetTask", { id }, intake), -32001, id);
     assertStrictEquals(await codeOf("CancelTask", { id }, intake), -32001, id);
