@@ -12,6 +12,8 @@ import { safeText } from "./render.ts";
 
 /** Shortest prefix accepted. */
 export const MIN_PREFIX = 4;
+/** Characters of a receipt id the Beacon mints (intake/accept.ts). */
+const RECEIPT_ID_LENGTH = 30;
 /** Candidates listed for an ambiguous prefix. */
 const SHOWN_CANDIDATES = 5;
 
@@ -35,7 +37,11 @@ export async function resolveId(client: Client, typed: string, action: string): 
   if (found.includes(typed)) return typed;
   if (found.length === 1) return found[0];
   if (found.length === 0) {
-    throw new CliError(`Cannot ${action}: no submission has a receipt id starting ${typed}`);
+    throw new CliError(
+      typed.length >= RECEIPT_ID_LENGTH
+        ? `Cannot ${action}: no submission has receipt id ${typed}`
+        : `Cannot ${action}: no submission has a receipt id starting ${typed}`,
+    );
   }
   const listed = found.slice(0, SHOWN_CANDIDATES).map((id) => safeText(id)).join(", ");
   throw new CliError(

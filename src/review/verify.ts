@@ -137,14 +137,15 @@ function describe(checkpoint: CheckpointRow): string {
  */
 export async function verifyCommand(context: Context, values: OptionValues): Promise<number> {
   const external = externalRoots(values);
-  const key = values["no-checkpoint"] === true ? undefined : await configuredKey(context);
-  const config = databaseConfig(values.database as string, context.env);
+  const configured = await configuredKey(context);
   // Only the holder of the key appends; everyone else reads.
+  const key = values["no-checkpoint"] === true ? undefined : configured;
+  const config = databaseConfig(values.database as string, context.env);
   const database = key === undefined
     ? await openForReading(config)
     : await openForAppending(config, context.now);
   try {
-    const trust = await trustedKeys(values, key, database);
+    const trust = await trustedKeys(values, configured, database);
     const width = widthFrom(values, context.terminalColumns);
     const say = (text: string) =>
       context.stdout.line(

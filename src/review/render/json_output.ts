@@ -37,7 +37,10 @@ export function safeJson(value: unknown, space?: number): string {
     const cp = json.codePointAt(i)!;
     const units = cp > 0xffff ? 2 : 1;
     let escape = false;
-    if (cp >= 0x80 || cp < 0x20 && cp !== 0x0a) {
+    // A keycap sequence starts with ASCII (`1`, `#`, `*`) followed by U+FE0F or U+20E3.
+    const next = json.charCodeAt(i + 1);
+    const keycap = cp < 0x80 && (next === 0xfe0f || next === 0x20e3);
+    if (cp >= 0x80 || cp < 0x20 && cp !== 0x0a || keycap) {
       const safe = safeRunAt(json, i);
       escape = safe === 0;
       if (safe > units) {
