@@ -1,24 +1,40 @@
 /**
  * Helpers for the review tool's tests: a real temporary database filled through the real
  * handler (`createBeacon` from mod.ts), and the real CLI (`src/review/main.ts`) run as a
- * subprocess with exactly the permissions of `deno task review`.
+ * subprocess with exactly the narrow permissions `deno task review` computes for the same
+ * command line (src/review/permissions.ts), so every test also proves they are enough.
  *
  * @module
  */
 import { createBeacon } from "../../mod.ts";
+import { npmCacheFolder } from "../../src/runtime/permissions.ts";
+import { reviewPermissionFlags } from "../../src/review/permissions.ts";
 import { assert } from "../support/assert.ts";
 
 const MAIN = new URL("../../src/review/main.ts", import.meta.url).pathname;
 const ROOT = new URL("../../", import.meta.url).pathname;
 
-/** The permissions `deno task review` runs with (see the report for the deno.json line). */
-export const REVIEW_PERMISSIONS = [
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-ffi",
-  "--allow-sys",
-];
+let npmCache: Promise<string> | undefined;
+
+/**
+ * The flags `deno task review` (src/review/launch.ts) would run `args` with.
+ *
+ * @param args The command line after `deno task review`.
+ * @param env The environment the tool gets.
+ * @returns The `deno run` permission flags.
+ */
+export async function reviewFlags(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<string[]> {
+  npmCache ??= npmCacheFolder();
+  return reviewPermissionFlags({
+    args,
+    env: (name) => env[name],
+    npmCache: await npmCache,
+    cwd: ROOT.replace(/\/$/, ""),
+  });
+}
 
 /** A temporary database. */
 export interface TempDatabase {
@@ -126,8 +142,9 @@ export async function review(
     const value = Deno.env.get(name);
     if (value !== undefined) inherited[name] = value;
   }
+  const all = [...args, "--database", url];
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...REVIEW_PERMISSIONS, MAIN, ...args, "--database", url],
+    args: ["run", ...await reviewFlags(all, env), MAIN, ...all],
     cwd: ROOT,
     env: { ...inherited, NO_COLOR: "1", ...env },
     clearEnv: true,
