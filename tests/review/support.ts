@@ -190,3 +190,66 @@ export function assertRunInert(run: Run): void {
   assertInert(run.stdout, "stdout");
   assertInert(run.stderr, "stderr");
 }
+
+/** A running `review serve`. */
+export interface RunningConsole {
+  /** The URL it printed, with the access token. */
+  readonly url: string;
+  /** `http://127.0.0.1:PORT` */
+  readonly origin: string;
+  /** The access token. */
+  readonly token: string;
+  /** Stops it (SIGTERM) and returns its exit status and stderr. */
+  stop(): Promise<{ code: number; stderr: string }>;
+}
+
+/**
+ * Starts `review serve` on `databaseUrl` as a subprocess with the permissions
+ * `deno task review` computes for it, and waits for its URL line.
+ */
+export async function startConsole(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<RunningConsole> {
+  const args = ["serve", "--database", databaseUrl, "--reviewer", "browser reviewer"];
+  const inherited: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) inherited[name] = value;
+  }
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...await reviewFlags(args, env), MAIN, ...args],
+    cwd: ROOT,
+    env: { ...inherited, NO_COLOR: "1", ...env },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let printed = "";
+  // One line is all it prints; bounded by that line (or the end of its output).
+  while (!printed.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    printed += value;
+  }
+  reader.releaseLock();
+  const match = /(http:\/\/127\.0\.0\.1:\d+)\/\?token=([A-Za-z0-9_-]{43})/.exec(printed);
+  if (match === null) {
+    child.kill("SIGTERM");
+    await child.status;
+    throw new Error(`review serve did not start: ${printed} ${await stderr}`);
+  }
+  return {
+    url: match[0],
+    origin: match[1],
+    token: match[2],
+    async stop() {
+      child.kill("SIGTERM");
+      await child.stdout.cancel().catch(() => {});
+      const status = await child.status;
+      return { code: status.code, stderr: await stderr };
+    },
+  };
+}

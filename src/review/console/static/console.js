@@ -1,6 +1,7 @@
 // The Beacon review console's page script. Every piece of submitted text arrives from the
 // console's own server as segments the shared renderer made inert (src/review/render.ts), and
-// goes into the page with textContent only: no innerHTML, no templates, no links, no images.
+// goes into the page with textContent only: nothing is ever parsed as markup, and there are no
+// templates, links or images.
 // Requests go to the console's own origin only (CSP connect-src 'self').
 
 const csrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
