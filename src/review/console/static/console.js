@@ -247,9 +247,9 @@ async function act(body, done) {
   try {
     const result = await api("/api/event", { id: current.id, ...body });
     if (body.status) current.status = body.status;
-    say(`${current.id.slice(0, 12)}: ${done} (review event ${result.seq})`);
     drawQueue();
     await select(state.selected);
+    say(`${current.id.slice(0, 12)}: ${done} (review event ${result.seq})`);
   } catch (error) {
     say(`Cannot record it: ${error.message}`);
   }
