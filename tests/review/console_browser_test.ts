@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * The web console in a real browser: headless Chromium (Debian's `chromium`) driven by
  * `playwright-core`. A hostile corpus goes in through the real Beacon server; the console runs
@@ -14,6 +13,19 @@ import { chromium } from "playwright-core";
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { serveBeacon } from "../support/serve.ts";
 import { review, startConsole } from "./support.ts";
+
+/**
+ * The little of the page's globals the checks below read. Those functions run in the browser
+ * (Playwright sends their source), so they name nothing from this module but this type.
+ */
+interface InPage {
+  readonly document: {
+    querySelector(selector: string): { textContent: string | null } | null;
+    querySelectorAll(selector: string): { length: number };
+  };
+  readonly __pwned?: unknown;
+  readonly __violations?: string[];
+}
 
 const CHROMIUM = "/usr/bin/chromium";
 const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
@@ -126,18 +138,19 @@ Deno.test({
       });
       const errors: string[] = [];
       page.on("pageerror", (error) => errors.push(String(error)));
-      await page.addInitScript(() => {
-        const record = globalThis as unknown as { __violations: string[] };
-        record.__violations = [];
+      // Page-side code is given as text: it runs in the browser, not in Deno.
+      await page.addInitScript(`
+        window.__violations = [];
         document.addEventListener("securitypolicyviolation", (event) => {
-          record.__violations.push(`${event.violatedDirective} ${event.blockedURI}`);
-        });
-      });
+          window.__violations.push(event.violatedDirective + " " + event.blockedURI);
+        });`);
 
       /** Waits until the item in view is `id`. */
       const showing = (id: string) =>
         page.waitForFunction(
-          (wanted) => document.querySelector("#item h2")?.textContent?.includes(wanted),
+          (wanted) =>
+            (globalThis as unknown as InPage).document.querySelector("#item h2")?.textContent
+              ?.includes(wanted),
           id,
         );
       const response = await page.goto(console.url);
@@ -190,30 +203,30 @@ Deno.test({
       await page.locator('input[name="q"]').fill("A2A");
       await page.getByRole("button", { name: "Apply filters" }).click();
       await page.locator("#search-mode", { hasText: "search:" }).waitFor();
-      await page.waitForFunction(() => document.querySelectorAll("#queue li").length === 1);
+      await page.waitForFunction(() =>
+        (globalThis as unknown as InPage).document.querySelectorAll("#queue li").length === 1
+      );
       await page.getByRole("button", { name: "Run verify" }).click();
       await page.locator("#verify-result", { hasText: /verify (passes|FAILS)/ }).waitFor();
       await page.screenshot({ path: `${shots}/console-search.png` });
 
       // Nothing a submission wrote became markup, ran, opened or loaded.
       const markup = await page.evaluate(() =>
-        document.querySelectorAll(
+        (globalThis as unknown as InPage).document.querySelectorAll(
           "#item script, #item img, #item svg, #item iframe, #item a, #item style, #item link, " +
             "#item object, #item embed, #item form, #item meta, #item base, #queue img, #queue a",
         ).length
       );
       assertStrictEquals(markup, 0);
       assertStrictEquals(
-        await page.evaluate(() => (globalThis as Record<string, unknown>).__pwned),
+        await page.evaluate(() => (globalThis as unknown as InPage).__pwned),
         undefined,
       );
       assertEquals(dialogs, []);
       assertEquals(foreign, []);
       assertEquals(errors, []);
       assertEquals(
-        await page.evaluate(() =>
-          (globalThis as unknown as { __violations: string[] }).__violations
-        ),
+        await page.evaluate(() => (globalThis as unknown as InPage).__violations),
         [],
       );
       assert(requested.every((url) => url.startsWith(console.origin + "/")), requested.join(" "));
