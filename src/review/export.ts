@@ -38,14 +38,8 @@ import { decodeUtf8Strict } from "../json/strict_json.ts";
 import { databaseConfig, openForReading } from "./database.ts";
 import { CliError, type Context, type Output, Progress, textOutput } from "./io.ts";
 import { FILTER_OPTIONS, filtersFrom, type OptionValues } from "./options.ts";
-import {
-  countSubmissions,
-  PAGE_SIZE,
-  type ReviewEvent,
-  reviewHistories,
-  submissionPages,
-  type SubmissionRow,
-} from "./queries.ts";
+import { countSubmissions, PAGE_SIZE, submissionPages, type SubmissionRow } from "./queries.ts";
+import { type ReviewEvent, reviewHistories } from "./events.ts";
 import { safeJson, safeText } from "./render.ts";
 import { historyLine } from "./show.ts";
 

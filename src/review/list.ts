@@ -77,18 +77,6 @@ export function typeColumn(surface: string, kind: string): string {
   return from + "/" + (kind === "structured" ? "msg" : kind === "unstructured" ? "text" : "?");
 }
 
-/**
- * The signer column: `a1b2c3d4/ok`, `a1b2c3d4/NO` or `-`.
- *
- * @param fingerprint The stored `sha256:<hex>` fingerprint, or null.
- * @param verified Whether the signature verified at intake.
- * @returns The column text (stored values, so render it before printing).
- */
-export function signerColumn(fingerprint: string | null, verified: boolean | null): string {
-  if (fingerprint === null) return "-";
-  return fingerprint.replace(/^sha256:/, "").slice(0, 8) + (verified ? "/ok" : "/NO");
-}
-
 /** The optional columns. */
 type Extra = "sender" | "intent";
 const EXTRA_WIDTH = 12;

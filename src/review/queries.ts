@@ -1,8 +1,9 @@
 /**
  * The review tool's reads of the `submissions`, `review_events`, `redactions` and
  * `checkpoints` tables: the one column list, row mapper and keyset pager of the review side.
- * Every value reaches SQL as a bound parameter; only fixed SQL text is concatenated. Its writes
- * are in appends.ts, its full-text index in search.ts.
+ * Every value reaches SQL as a bound parameter; only fixed SQL text is concatenated. Review
+ * events and checkpoints are read in events.ts, the writes are in appends.ts, the full-text
+ * index in search.ts.
  *
  * The status of a submission is its latest review event that sets one (highest `seq`), or none
  * ("new"): events are appended, never updated (design principle 3), and an event with the status
@@ -103,40 +104,6 @@ export interface Redaction {
   readonly reason: string;
 }
 
-/** One appended review event. */
-export interface ReviewEvent {
-  /** Order of appending. */
-  readonly seq: number;
-  /** The receipt id it is about. */
-  readonly submissionId: string;
-  /** The status it sets, or null for a note alone. */
-  readonly status: ReviewStatus | null;
-  /** The reviewer's note, if any. */
-  readonly note: string | null;
-  /** The reviewer's name, if given. */
-  readonly reviewer: string | null;
-  /** ISO 8601 UTC time it was appended. */
-  readonly createdAt: string;
-  /** The earlier event whose note this one corrects. */
-  readonly supersedes: number | null;
-}
-
-/** One recorded checkpoint. */
-export interface CheckpointRow {
-  /** Order of appending. */
-  readonly seq: number;
-  /** Submissions covered, from the first in `seq` order. */
-  readonly treeSize: number;
-  /** RFC 6962 root over them, 64 lowercase hex digits. */
-  readonly rootHash: string;
-  /** ISO 8601 UTC time it was made. */
-  readonly createdAt: string;
-  /** Ed25519 signature (signing/checkpoint.ts), unpadded base64url. */
-  readonly signature: string;
-  /** The signer's raw public key, unpadded base64url. */
-  readonly publicKey: string;
-}
-
 /**
  * The SQL expression for a submission's latest status, NULL when new (`s` is the submissions
  * alias).
@@ -226,7 +193,13 @@ function bytes(value: unknown): Uint8Array<ArrayBuffer> {
   return new Uint8Array(0);
 }
 
-function nullableString(value: unknown): string | null {
+/**
+ * A nullable text column.
+ *
+ * @param value The column value.
+ * @returns Its text, or null.
+ */
+export function nullableString(value: unknown): string | null {
   return value === null || value === undefined ? null : String(value);
 }
 
@@ -257,7 +230,15 @@ function toRow(row: Record<string, unknown>): SubmissionRow {
   };
 }
 
-async function query(
+/**
+ * Runs one read with bound arguments.
+ *
+ * @param client The database.
+ * @param sql Fixed SQL text.
+ * @param args The values.
+ * @returns The rows.
+ */
+export async function query(
   client: Client,
   sql: string,
   args: readonly InValue[],
@@ -442,86 +423,4 @@ export async function idsWithPrefix(
     [prefix, prefix + "\u007f", limit],
   );
   return rows.map((row) => String(row.id));
-}
-
-function toEvent(row: Record<string, unknown>): ReviewEvent {
-  return {
-    seq: Number(row.seq),
-    submissionId: String(row.submission_id),
-    status: nullableString(row.status) as ReviewStatus | null,
-    note: nullableString(row.note),
-    reviewer: nullableString(row.reviewer),
-    createdAt: String(row.created_at),
-    supersedes: row.supersedes === null || row.supersedes === undefined
-      ? null
-      : Number(row.supersedes),
-  };
-}
-
-/**
- * Every review event of the given submissions, oldest first, grouped by receipt id.
- *
- * @param client The database.
- * @param schema Tables present.
- * @param ids Receipt ids (at most a page of them).
- * @returns The events of each id (ids without events are absent).
- */
-export async function reviewHistories(
-  client: Client,
-  schema: Schema,
-  ids: readonly string[],
-): Promise<Map<string, ReviewEvent[]>> {
-  const histories = new Map<string, ReviewEvent[]>();
-  if (!schema.events || ids.length === 0) return histories;
-  const supersedes = schema.redactions ? "supersedes" : "NULL AS supersedes";
-  const rows = await query(
-    client,
-    `SELECT seq, submission_id, status, note, reviewer, created_at, ${supersedes} ` +
-      `FROM review_events WHERE submission_id IN (${ids.map(() => "?").join(", ")}) ORDER BY seq`,
-    ids,
-  );
-  for (const event of rows.map(toEvent)) {
-    histories.set(event.submissionId, [...(histories.get(event.submissionId) ?? []), event]);
-  }
-  return histories;
-}
-
-/**
- * Every review event of a submission, oldest first.
- *
- * @param client The database.
- * @param schema Tables present.
- * @param id The receipt id.
- * @returns The events.
- */
-export async function reviewEvents(
-  client: Client,
-  schema: Schema,
-  id: string,
-): Promise<ReviewEvent[]> {
-  return (await reviewHistories(client, schema, [id])).get(id) ?? [];
-}
-
-/**
- * Every recorded checkpoint, oldest first.
- *
- * @param client The database.
- * @param schema Tables present.
- * @returns The checkpoints.
- */
-export async function checkpoints(client: Client, schema: Schema): Promise<CheckpointRow[]> {
-  if (!schema.checkpoints) return [];
-  const rows = await query(
-    client,
-    "SELECT seq, tree_size, root_hash, created_at, signature, public_key FROM checkpoints ORDER BY seq",
-    [],
-  );
-  return rows.map((row) => ({
-    seq: Number(row.seq),
-    treeSize: Number(row.tree_size),
-    rootHash: String(row.root_hash),
-    createdAt: String(row.created_at),
-    signature: String(row.signature),
-    publicKey: String(row.public_key),
-  }));
 }

@@ -19,13 +19,8 @@ import { databaseConfig, openForReading, type ReviewDatabase } from "./database.
 import { resolveId } from "./ids.ts";
 import { CliError, type Context } from "./io.ts";
 import { FILTER_OPTIONS, filtersFrom, type OptionValues, widthFrom } from "./options.ts";
-import {
-  findSubmission,
-  queuePage,
-  type ReviewEvent,
-  reviewEvents,
-  type SubmissionRow,
-} from "./queries.ts";
+import { findSubmission, queuePage, type SubmissionRow } from "./queries.ts";
+import { type ReviewEvent, reviewEvents } from "./events.ts";
 import { Findings, safeBlock } from "./render.ts";
 
 /** The options of `show`. */

@@ -43,7 +43,8 @@ import {
 import { CliError, type Context } from "./io.ts";
 import { leafHash, MerkleAccumulator, submissionLeafData } from "./merkle.ts";
 import { type OptionValues, widthFrom } from "./options.ts";
-import { type CheckpointRow, checkpoints, submissionPages } from "./queries.ts";
+import { type CheckpointRow, checkpoints } from "./events.ts";
+import { submissionPages } from "./queries.ts";
 import { Findings, safeBlock, safeText } from "./render.ts";
 
 /** The options of `verify`. */

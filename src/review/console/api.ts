@@ -16,16 +16,15 @@ import { CliError } from "../io.ts";
 import { checkNoteAndReviewer } from "../mark.ts";
 import { parseSince } from "../options.ts";
 import {
-  checkpoints,
   countSubmissions,
   type Filters,
   findSubmission,
   queuePage,
   REVIEW_STATUSES,
-  reviewEvents,
   type ReviewStatus,
   type SubmissionRow,
 } from "../queries.ts";
+import { checkpoints, reviewEvents } from "../events.ts";
 import { Findings, safeSegments, type Segment } from "../render.ts";
 import { catchUpIndex, searchCondition, type SearchMode } from "../search.ts";
 
