@@ -6,8 +6,9 @@
  * id is), time received (UTC, `MM-DD HH:MM`), type (surface `nat` native or `a2a`, and kind
  * `msg` structured or `text` unstructured: `nat/msg`), size, signature (`ok` verified at intake,
  * `NO` did not, `-` unsigned), latest review status (`new` when unreviewed), a `!` when the
- * content holds characters shown escaped, optionally the sender's name and intent
- * (`--columns sender,intent`), and the subject or first words. Every line is cut to the width
+ * content holds characters shown escaped (`R` when it was redacted), optionally the sender's
+ * name and intent instead of type and size (`--columns sender,intent`), and the subject or first
+ * words. Every line is cut to the width
  * (80 columns when the output is not a terminal), never wrapped, and the header is repeated
  * every `--page N` lines (default 20). Everything from the submission is rendered by render.ts.
  *
@@ -79,14 +80,14 @@ export function typeColumn(surface: string, kind: string): string {
 
 /** The optional columns. */
 type Extra = "sender" | "intent";
-const EXTRA_WIDTH = 12;
+const EXTRA_WIDTH = 10;
 
 function header(extras: readonly Extra[]): string {
   return [
     "RECEIPT".padEnd(SHORT_ID),
     "RECEIVED UTC",
-    "TYPE".padEnd(8),
-    "SIZE".padEnd(5),
+    // The optional columns take the place of TYPE and SIZE, so the subject keeps some room.
+    ...(extras.length === 0 ? ["TYPE".padEnd(8), "SIZE".padEnd(5)] : []),
     "SIG",
     "STATUS".padEnd(9),
     " ",
@@ -117,8 +118,9 @@ function line(row: SubmissionRow, width: number, extras: readonly Extra[], findi
   const columns = [
     safeText(row.id.slice(0, SHORT_ID)).padEnd(SHORT_ID),
     safeText(row.receivedAt.slice(5, 16).replace("T", " ")).padEnd(12),
-    typeColumn(row.surface, row.kind).padEnd(8),
-    shortSize(row.size).padEnd(5),
+    ...(extras.length === 0
+      ? [typeColumn(row.surface, row.kind).padEnd(8), shortSize(row.size).padEnd(5)]
+      : []),
     signer.padEnd(3),
     (row.status ?? "new").padEnd(9),
     row.redaction !== null ? "R" : rendered.findings.any ? "!" : " ",
@@ -205,7 +207,7 @@ export async function listCommand(context: Context, values: OptionValues): Promi
     const lines: string[] = [];
     let flagged = 0;
     rows.forEach((row, i) => {
-      if (i % pageLines === 0) lines.push(header(extras).slice(0, width));
+      if (i % pageLines === 0) lines.push(header(extras).slice(0, width).trimEnd());
       const before = new Findings();
       lines.push(line(row, width, extras, before));
       if (before.any) flagged++;
