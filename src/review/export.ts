@@ -28,7 +28,8 @@
  *
  * CSV cells that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or
  * carriage return, OWASP "CSV Injection") are prefixed with `'`; every cell is quoted, with
- * inner quotes doubled (RFC 4180 §2). Submitted text in CSV is escaped and defanged as in `show`,
+ * inner quotes doubled (RFC 4180 §2). Rows end with a line feed rather than RFC 4180's CRLF:
+ * no carriage return ever reaches the tool's output (io.ts), and spreadsheets read either. Submitted text in CSV is escaped and defanged as in `show`,
  * so a spreadsheet shows it inert and makes no link of it; use NDJSON for the exact bytes.
  *
  * @module
@@ -175,7 +176,7 @@ function csvLine(row: SubmissionRow, history: readonly ReviewEvent[]): string {
       ? "(redacted)"
       : `(${row.content.length} bytes, not UTF-8: use the NDJSON export)`,
   };
-  return CSV_COLUMNS.map((column) => csvCell(cells[column])).join(",") + "\r\n";
+  return CSV_COLUMNS.map((column) => csvCell(cells[column])).join(",") + "\n";
 }
 
 /**
@@ -213,7 +214,7 @@ export async function exportCommand(context: Context, values: OptionValues): Pro
       : await countSubmissions(database.client, database.schema, filters);
     const progress = new Progress(context.progress, "export", total);
     let done = 0;
-    if (format === "csv") await out.write(CSV_COLUMNS.map(csvCell).join(",") + "\r\n");
+    if (format === "csv") await out.write(CSV_COLUMNS.map(csvCell).join(",") + "\n");
     for await (
       const page of submissionPages(database.client, database.schema, filters, PAGE_SIZE)
     ) {

@@ -275,6 +275,7 @@ async function loadIntegrity() {
       " ",
       verify,
     );
+    await runVerify();
   } catch (error) {
     box.textContent = `Cannot read integrity facts: ${error.message}`;
   }
