@@ -526,3 +526,53 @@ Deno.test("show and mark accept receipt ids that start with a dash", async () =>
   const again = await review(database, ["show", "-dashFirst_0123456789a"]);
   assertMatch(again.stdout, /^history +#1 \S+ reviewed: -1 odd$/m);
 });
+
+Deno.test("next shows the oldest new submission; prefixes work and ambiguous ones are refused", async () => {
+  const { database, ids } = await standardDatabase();
+  const first = await review(database, ["next"]);
+  assertStrictEquals(first.code, 0, first.stderr);
+  assertMatch(first.stdout, new RegExp(`^receipt +${ids[0]}$`, "m"));
+  assertMatch(
+    first.stdout,
+    new RegExp(`^next: deno task review mark ${ids[0].slice(0, 12)} `, "m"),
+  );
+  // Several ids at once, by prefix.
+  const marked = await review(database, [
+    "mark",
+    ids[0].slice(0, 12),
+    ids[1].slice(0, 12),
+    "--status",
+    "reviewed",
+  ]);
+  assertStrictEquals(marked.code, 0, marked.stderr);
+  assertStrictEquals(
+    marked.stdout.split("\n").filter((line) => /marked reviewed/.test(line)).length,
+    2,
+  );
+  const second = await review(database, ["next", "--kind", "unstructured"]);
+  assertMatch(second.stdout, new RegExp(`^receipt +${ids[4]}$`, "m"));
+  await review(database, ["mark", ids[2], ids[3], ids[4], "--status", "dismissed"]);
+  const empty = await review(database, ["next"]);
+  assertStrictEquals(empty.code, 0);
+  assertMatch(empty.stdout, /the queue is empty/);
+  // The June ids start with the same time, so their common start names several.
+  let shared = ids[2];
+  while (!ids.slice(2).every((id) => id.startsWith(shared))) shared = shared.slice(0, -1);
+  assert(shared.length >= 4, shared);
+  const ambiguous = await review(database, ["show", shared]);
+  assertStrictEquals(ambiguous.code, 1);
+  assertMatch(
+    ambiguous.stderr,
+    new RegExp(
+      `Cannot show: ${shared} is ambiguous; it starts ${ids.slice(2).sort().join(", ")}$`,
+      "m",
+    ),
+  );
+  const tooShort = await review(database, ["show", ids[0].slice(0, 3)]);
+  assertStrictEquals(tooShort.code, 2);
+  // Nothing was appended for a refused id among good ones.
+  const before = (await review(database, ["show", ids[0], "--width", "200"])).stdout;
+  const refused = await review(database, ["mark", ids[0], "nope", "--status", "escalated"]);
+  assertStrictEquals(refused.code, 1);
+  assertStrictEquals((await review(database, ["show", ids[0], "--width", "200"])).stdout, before);
+});
