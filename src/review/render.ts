@@ -31,6 +31,9 @@
  * - **Links**: nothing is ever emitted as a hyperlink (no OSC 8). A URL scheme's `://` is shown
  *   as `[:]//` ("defanged"), so terminals that turn plain-text URLs into clickable links do not.
  *
+ * - **Look-alike letters**: in a word mixing Latin with Cyrillic, Greek or Armenian letters
+ *   (`pаypal` with a Cyrillic а; UTS #39 mixed-script confusables), the non-Latin letters are
+ *   escaped; a word in one script is shown as it is.
  * - **Emoji sequences**: a standard emoji sequence (UTS #51 `RGI_Emoji`: ZWJ families, flags,
  *   skin tones, keycaps, presentation selectors, subdivision flags) is shown as it is; the same
  *   joiners and selectors alone or misplaced are still escaped (render/classify.ts).

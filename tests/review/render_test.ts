@@ -273,3 +273,19 @@ Deno.test("safeSegments() marks each escape, for the console's textContent rende
     [{ text: "| ", kind: "prefix" }, { text: "c" }],
   ]);
 });
+
+Deno.test("look-alike letters in mixed-script words are shown escaped; one-script words are not", () => {
+  const spoof = render("log in at p\u0430yp\u0430l.com");
+  assertStrictEquals(spoof.text, "log in at p\\u0430yp\\u0430l.com");
+  assertStrictEquals(spoof.findings.count("confusable"), 2);
+  assertStrictEquals(
+    spoof.findings.summary(),
+    "warning: 2 look-alike letters in mixed-script words shown escaped",
+  );
+  assertStrictEquals(render("\u0391\u03A1\u03A1LE").text, "\\u0391\\u03A1\\u03A1LE");
+  for (const plain of ["привет мир", "καλημέρα κόσμε", "Ελλάδα and England", "Straße, café"]) {
+    const { text, findings } = render(plain);
+    assertStrictEquals(text, plain);
+    assertStrictEquals(findings.any, false, plain);
+  }
+});

@@ -150,3 +150,36 @@ export function escapeCodePoint(cp: number): string {
   const digits = cp.toString(16).toUpperCase();
   return cp > 0xffff ? `\\u{${digits}}` : "\\u" + digits.padStart(4, "0");
 }
+
+const WORD = /[\p{L}\p{M}]+/gu;
+const LATIN = /\p{Script=Latin}/u;
+const LOOK_ALIKE_SCRIPTS = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}]/u;
+const LOOK_ALIKE = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}]/gu;
+
+/**
+ * Where the look-alike letters of mixed-script words are: in a word that mixes Latin letters
+ * with Cyrillic, Greek or Armenian ones (the scripts whose letters pass for Latin, UTS #39
+ * §5.1 "mixed-script confusables", as in `pаypal` with a Cyrillic а), the positions (UTF-16
+ * index) of the non-Latin letters. A word in one script is never touched, so Russian or Greek
+ * text reads as it is.
+ *
+ * @param text The text.
+ * @returns The indexes to show escaped.
+ *
+ * @example
+ * ```ts
+ * import { lookAlikeLetters } from "./classify.ts";
+ * import { assertEquals } from "../../../tests/support/assert.ts";
+ * assertEquals([...lookAlikeLetters("p\u0430ypal привет")], [1]);
+ * ```
+ */
+export function lookAlikeLetters(text: string): Set<number> {
+  const found = new Set<number>();
+  // Cheap exit for the common case: no letter of those scripts at all.
+  if (!LOOK_ALIKE_SCRIPTS.test(text)) return found;
+  for (const word of text.matchAll(WORD)) {
+    if (!LATIN.test(word[0]) || !LOOK_ALIKE_SCRIPTS.test(word[0])) continue;
+    for (const letter of word[0].matchAll(LOOK_ALIKE)) found.add(word.index + letter.index);
+  }
+  return found;
+}

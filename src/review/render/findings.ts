@@ -16,6 +16,7 @@ export type FindingKind =
   | "unassigned"
   | "combining"
   | "tab"
+  | "confusable"
   | "link";
 
 const FINDING_ORDER: readonly FindingKind[] = [
@@ -27,6 +28,7 @@ const FINDING_ORDER: readonly FindingKind[] = [
   "unassigned",
   "combining",
   "tab",
+  "confusable",
 ];
 
 const FINDING_NAMES: Record<FindingKind, readonly [string, string]> = {
@@ -38,6 +40,10 @@ const FINDING_NAMES: Record<FindingKind, readonly [string, string]> = {
   unassigned: ["unassigned or private-use character", "unassigned or private-use characters"],
   combining: ["stacked combining mark", "stacked combining marks"],
   tab: ["tab", "tabs"],
+  confusable: [
+    "look-alike letter in a mixed-script word",
+    "look-alike letters in mixed-script words",
+  ],
   link: ["link defanged", "links defanged"],
 };
 

@@ -11,6 +11,7 @@ import {
   emojiSequenceAt,
   escapeCodePoint,
   isCombining,
+  lookAlikeLetters,
   MAX_STACKED_MARKS,
 } from "./classify.ts";
 import { sequenceEnd } from "./ecma48.ts";
@@ -67,6 +68,7 @@ export function tokenize(text: string, findings: Findings, options: RenderOption
     });
   }
   const tokens: Token[] = [];
+  const lookAlike = lookAlikeLetters(text);
   let sequenceUntil = -1;
   let marks = 0;
   for (let i = 0; i < text.length;) {
@@ -116,6 +118,11 @@ export function tokenize(text: string, findings: Findings, options: RenderOption
       continue;
     }
     marks = 0;
+    if (lookAlike.has(i - (cp > 0xffff ? 2 : 1))) {
+      findings.add("confusable");
+      tokens.push(escapeToken(cp, "confusable"));
+      continue;
+    }
     if (cp === 0x20) tokens.push({ text: " ", width: 1, type: "break" });
     else tokens.push({ text: String.fromCodePoint(cp), width: codePointWidth(cp), type: "text" });
   }
