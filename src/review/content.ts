@@ -11,7 +11,7 @@
  */
 import { decodeUtf8Strict } from "../json/strict_json.ts";
 import { isJsonObject } from "../json/value.ts";
-import { Findings, safeBlock, safeText } from "./render.ts";
+import { Findings, safeSegments, safeText, type Segment } from "./render.ts";
 
 /** The labelled fields of a beacon/0.1 message, as far as they are strings. */
 export interface MessageView {
@@ -177,6 +177,8 @@ export function previewOf(view: ContentView): string {
 export interface RenderedContent {
   /** Safe output lines, without line feeds. */
   readonly lines: string[];
+  /** The same lines as segments, for the web console. */
+  readonly segments: Segment[][];
   /** What was escaped or defanged. */
   readonly findings: Findings;
 }
@@ -184,7 +186,7 @@ export interface RenderedContent {
 const LABEL_WIDTH = 12;
 
 class Renderer {
-  readonly lines: string[] = [];
+  readonly segments: Segment[][] = [];
   readonly findings = new Findings();
   readonly #width: number;
 
@@ -192,12 +194,17 @@ class Renderer {
     this.#width = width;
   }
 
+  /** One line of the tool's own text (labels and safe, rendered text). */
+  own(text: string): void {
+    this.segments.push([{ text, kind: "prefix" }]);
+  }
+
   /** A label with a one-line value: line feeds are shown as `\n`, long values wrap. */
   field(label: string, value: string | undefined, indent = ""): void {
     if (value === undefined) return;
     const head = indent + label.padEnd(LABEL_WIDTH - indent.length) + "  ";
-    this.lines.push(
-      ...safeBlock(value, this.findings, {
+    this.segments.push(
+      ...safeSegments(value, this.findings, {
         width: this.#width,
         indent: head,
         continuation: " ".repeat(head.length),
@@ -209,9 +216,9 @@ class Renderer {
   /** A label on its own line, then multi-line text, every line prefixed with `| `. */
   block(label: string, value: string | undefined, indent = ""): void {
     if (value === undefined) return;
-    this.lines.push(indent + label);
-    this.lines.push(
-      ...safeBlock(value, this.findings, {
+    this.own(indent + label);
+    this.segments.push(
+      ...safeSegments(value, this.findings, {
         width: this.#width,
         indent: indent + "  | ",
         continuation: indent + "  : ",
@@ -222,14 +229,14 @@ class Renderer {
   /** Any JSON value as an indented tree of labelled lines; strings rendered safely. */
   json(label: string, value: unknown, indent = "", depth = 0): void {
     if (depth > 16) {
-      this.lines.push(indent + safeText(label, this.findings) + ": …");
+      this.own(indent + safeText(label, this.findings) + ": …");
       return;
     }
     if (isJsonObject(value) || Array.isArray(value)) {
       const entries = Array.isArray(value)
         ? value.map((item, i): [string, unknown] => [`[${i}]`, item])
         : Object.entries(value);
-      this.lines.push(
+      this.own(
         indent + safeText(label, this.findings) + (entries.length === 0 ? ": (empty)" : ":"),
       );
       for (const [name, member] of entries) this.json(name, member, indent + "  ", depth + 1);
@@ -237,8 +244,8 @@ class Renderer {
     }
     const head = indent + safeText(label, this.findings) + ": ";
     const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
-    this.lines.push(
-      ...safeBlock(text, this.findings, {
+    this.segments.push(
+      ...safeSegments(text, this.findings, {
         width: this.#width,
         indent: head,
         continuation: indent + "  : ",
@@ -251,7 +258,7 @@ class Renderer {
     this.field("subject", message.subject, indent);
     this.field("intent", message.intent, indent);
     this.field("language", message.language, indent);
-    this.lines.push(indent + "sender");
+    this.own(indent + "sender");
     const inner = indent + "  ";
     this.field("name", message.sender.name, inner);
     this.block("description", message.sender.description, inner);
@@ -299,7 +306,7 @@ export function renderContent(view: ContentView, width: number): RenderedContent
       view.parts.forEach((part, i) => {
         if (part.type === "text") out.block(`part ${i + 1} (text)`, part.text);
         else if (part.type === "message") {
-          out.lines.push(`part ${i + 1} (beacon/0.1 message)`);
+          out.own(`part ${i + 1} (beacon/0.1 message)`);
           out.message(part.message, "  ");
         } else out.json(`part ${i + 1} (other)`, part.value);
       });
@@ -312,8 +319,12 @@ export function renderContent(view: ContentView, width: number): RenderedContent
       out.json("json", view.value);
       break;
     case "binary":
-      out.lines.push(`(${view.size} bytes that are not UTF-8; use export to get them as base64)`);
+      out.own(`(${view.size} bytes that are not UTF-8; use export to get them as base64)`);
       break;
   }
-  return { lines: out.lines, findings: out.findings };
+  return {
+    lines: out.segments.map((line) => line.map((segment) => segment.text).join("")),
+    segments: out.segments,
+    findings: out.findings,
+  };
 }

@@ -5,15 +5,16 @@
  *
  * Reading commands never write: they do not run migrations, and they refuse a database file
  * that does not exist rather than create an empty one. The appending commands (`mark`,
- * `verify`) open it through `SubmissionStore.open`, which applies pending migrations (the
- * `review_events` and `checkpoints` tables) first.
+ * `redact`, `verify` with a key, `serve`) apply pending migrations first (the review tables,
+ * store/migrations.ts) on a plain client: the review tool never opens the server's store, and
+ * never creates or reads a signing key.
  *
  * @module
  */
 import { DEFAULT_DATABASE_URL } from "../defaults.ts";
 import type { Client } from "@libsql/client";
 import { type DatabaseConfig, embeddedFilePath, isEmbedded, openClient } from "../store/client.ts";
-import { SubmissionStore } from "../store/store.ts";
+import { migrate } from "../store/migrations.ts";
 import { CliError } from "./io.ts";
 
 /** Which optional tables exist (an older database may lack them). */
@@ -22,6 +23,8 @@ export interface Schema {
   readonly events: boolean;
   /** `checkpoints` exists (migration 2). */
   readonly checkpoints: boolean;
+  /** `redactions` exists, and review events have `supersedes` (migration 5). */
+  readonly redactions: boolean;
 }
 
 /** An open database. */
@@ -30,8 +33,8 @@ export interface ReviewDatabase {
   readonly client: Client;
   /** Tables present. */
   readonly schema: Schema;
-  /** The store, for appending commands only. */
-  readonly store?: SubmissionStore;
+  /** Whether it was opened for appending (migrated). */
+  readonly appending: boolean;
   /** Closes it. */
   close(): Promise<void>;
 }
@@ -78,12 +81,13 @@ async function mustExist(config: DatabaseConfig): Promise<void> {
 async function readSchema(client: Client): Promise<Schema & { submissions: boolean }> {
   const rows = (await client.execute(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN " +
-      "('submissions', 'review_events', 'checkpoints')",
+      "('submissions', 'review_events', 'checkpoints', 'redactions')",
   )).rows.map((row) => String(row.name));
   return {
     submissions: rows.includes("submissions"),
     events: rows.includes("review_events"),
     checkpoints: rows.includes("checkpoints"),
+    redactions: rows.includes("redactions"),
   };
 }
 
@@ -104,7 +108,7 @@ export async function openForReading(config: DatabaseConfig): Promise<ReviewData
         `Cannot read the database: ${config.url} holds no Beacon submissions table`,
       );
     }
-    return { client, schema, close: () => Promise.resolve(client.close()) };
+    return { client, schema, appending: false, close: () => Promise.resolve(client.close()) };
   } catch (error) {
     client.close();
     throw error;
@@ -112,23 +116,35 @@ export async function openForReading(config: DatabaseConfig): Promise<ReviewData
 }
 
 /**
- * Opens the database for appending review events or checkpoints: migrates it first.
+ * Opens the database for appending review events, redaction records or checkpoints: applies
+ * pending migrations first.
  *
  * @param config URL and token.
  * @param now Clock for the migrations table.
- * @returns The open database, with its store.
- * @throws {CliError} When the file does not exist.
+ * @returns The open database.
+ * @throws {CliError} When the file does not exist or holds no `submissions` table.
  */
 export async function openForAppending(
   config: DatabaseConfig,
   now: () => number,
 ): Promise<ReviewDatabase> {
   await mustExist(config);
-  const store = await SubmissionStore.open(config, now);
-  return {
-    client: store.client,
-    schema: { events: true, checkpoints: true },
-    store,
-    close: () => store.close(),
-  };
+  const client = await openClient(config);
+  try {
+    if (!(await readSchema(client)).submissions) {
+      throw new CliError(
+        `Cannot open the database: ${config.url} holds no Beacon submissions table`,
+      );
+    }
+    await migrate(client, now);
+    return {
+      client,
+      schema: { events: true, checkpoints: true, redactions: true },
+      appending: true,
+      close: () => Promise.resolve(client.close()),
+    };
+  } catch (error) {
+    client.close();
+    throw error;
+  }
 }

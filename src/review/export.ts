@@ -1,66 +1,55 @@
 /**
- * `review export`: every matching submission as one JSON object per line (NDJSON), oldest
- * first, to stdout or `--out FILE`.
+ * `review export`: every matching submission with its review history, oldest first, to stdout
+ * or `--out FILE`, as NDJSON (one JSON object per line, the exact data) or, with
+ * `--format csv`, as CSV for a spreadsheet (RFC 4180, text rendered as `show` renders it).
  *
- * Streaming in constant memory: rows are read in keyset pages of 500 (`WHERE seq > last ORDER
- * BY seq LIMIT 500`) and each page is written before the next is read, so memory holds one page
- * whatever the size of the store. A progress bar is drawn on stderr only when stderr is a
- * terminal (`Deno.stderr.isTerminal()`), so pipes and files get clean output.
+ * Streaming in constant memory: rows are read in keyset pages (queries.ts), with the review
+ * events of each page in one query, and each page is written before the next is read. A
+ * progress bar is drawn on stderr only when stderr is a terminal, so pipes and files get clean
+ * output.
  *
- * Each line (members in this order):
+ * Each NDJSON line (members in this order):
  *
  * ```json
  * {"seq":1,"id":"…","contextId":"…","receivedAt":"…","surface":"native","kind":"structured",
  *  "contentType":"application/json","size":123,"digest":"sha256:…","sourceHash":"…",
  *  "identity":{"fingerprint":"sha256:…","verified":true},"idempotencyKey":null,
- *  "status":"reviewed","contentEncoding":"utf-8","content":"…"}
+ *  "status":"reviewed","redaction":null,"history":[{"seq":4,"createdAt":"…",
+ *  "status":"reviewed","note":"…","reviewer":"ana","supersedes":null}],
+ *  "contentEncoding":"utf-8","content":"…"}
  * ```
  *
  * `content` holds the stored bytes as text when they are well-formed UTF-8
- * (`contentEncoding: "utf-8"`), otherwise as base64 (RFC 4648 §4, `contentEncoding: "base64"`).
- * `identity` is null for unsigned submissions, `status` null when unreviewed. The JSON is
- * written so that printing it is harmless: characters the renderer would escape are JSON
- * `\uXXXX` escapes (render.ts `safeJson`); parsing gives back the exact content.
+ * (`contentEncoding: "utf-8"`), otherwise as base64 (RFC 4648 §4, `contentEncoding: "base64"`);
+ * a redacted submission has `contentEncoding: "redacted"`, `content: null` and its `redaction`
+ * record (who, when, why). `identity` is null for unsigned submissions, `status` null when new.
+ * The JSON is written so that printing it is harmless: characters the renderer would escape are
+ * JSON `\uXXXX` escapes (json_output.ts `safeJson`); parsing gives back the exact content.
+ *
+ * CSV cells that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or
+ * carriage return, OWASP "CSV Injection") are prefixed with `'`; every cell is quoted, with
+ * inner quotes doubled (RFC 4180 §2). Rows end with a line feed rather than RFC 4180's CRLF:
+ * no carriage return ever reaches the tool's output (io.ts), and spreadsheets read either. Submitted text in CSV is escaped and defanged as in `show`,
+ * so a spreadsheet shows it inert and makes no link of it; use NDJSON for the exact bytes.
  *
  * @module
  */
+import { base64 } from "../bytes.ts";
 import { decodeUtf8Strict } from "../json/strict_json.ts";
 import { databaseConfig, openForReading } from "./database.ts";
 import { CliError, type Context, type Output, Progress, textOutput } from "./io.ts";
 import { FILTER_OPTIONS, filtersFrom, type OptionValues } from "./options.ts";
-import { countSubmissions, submissionPages, type SubmissionRow } from "./queries.ts";
-import { safeJson } from "./render.ts";
+import { countSubmissions, PAGE_SIZE, submissionPages, type SubmissionRow } from "./queries.ts";
+import { type ReviewEvent, reviewHistories } from "./events.ts";
+import { safeJson, safeText } from "./render.ts";
+import { historyLine } from "./show.ts";
 
 /** The options of `export`. */
 export const EXPORT_OPTIONS = {
   ...FILTER_OPTIONS,
   out: { type: "string" },
+  format: { type: "string" },
 } as const;
-
-/** Rows per keyset page. */
-export const EXPORT_PAGE_SIZE = 500;
-
-/**
- * Standard base64 with padding (RFC 4648 §4).
- *
- * @param bytes The bytes.
- * @returns The encoding.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { base64 } from "./export.ts";
- *
- * assert.equal(base64(new Uint8Array([0xff, 0xfe])), "//4=");
- * ```
- */
-export function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
-}
 
 /**
  * The export record of one row.
@@ -68,7 +57,11 @@ export function base64(bytes: Uint8Array): string {
  * @param row The stored row.
  * @returns A JSON-ready object.
  */
-export function exportRecord(row: SubmissionRow): Record<string, unknown> {
+export function exportRecord(
+  row: SubmissionRow,
+  history: readonly ReviewEvent[] = [],
+): Record<string, unknown> {
+  const redacted = row.redaction !== null && row.content.length === 0;
   const text = decodeUtf8Strict(row.content);
   return {
     seq: row.seq,
@@ -86,9 +79,85 @@ export function exportRecord(row: SubmissionRow): Record<string, unknown> {
       : { fingerprint: row.identityFingerprint, verified: row.identityVerified === true },
     idempotencyKey: row.idempotencyKey,
     status: row.status,
-    contentEncoding: text === undefined ? "base64" : "utf-8",
-    content: text ?? base64(row.content),
+    redaction: row.redaction,
+    history: history.map((event) => ({
+      seq: event.seq,
+      createdAt: event.createdAt,
+      status: event.status,
+      note: event.note,
+      reviewer: event.reviewer,
+      supersedes: event.supersedes,
+    })),
+    contentEncoding: redacted ? "redacted" : text === undefined ? "base64" : "utf-8",
+    content: redacted ? null : text ?? base64(row.content),
   };
+}
+
+const CSV_COLUMNS = [
+  "seq",
+  "id",
+  "receivedAt",
+  "surface",
+  "kind",
+  "contentType",
+  "size",
+  "digest",
+  "sourceHash",
+  "signer",
+  "signatureVerified",
+  "status",
+  "history",
+  "redaction",
+  "content",
+] as const;
+
+/**
+ * One CSV cell: formula triggers neutralised with a leading `'` (OWASP CSV Injection), quoted,
+ * inner quotes doubled (RFC 4180 §2).
+ *
+ * @param value The cell text.
+ * @returns The quoted cell.
+ *
+ * @example
+ * ```ts
+ * import { csvCell } from "./export.ts";
+ * import { assertStrictEquals } from "../../tests/support/assert.ts";
+ * assertStrictEquals(csvCell('=HYPERLINK("x")'), `"'=HYPERLINK(""x"")"`);
+ * ```
+ */
+export function csvCell(value: string): string {
+  const neutral = /^[=+\-@\t\r]/.test(value) ? "'" + value : value;
+  return `"${neutral.replaceAll('"', '""')}"`;
+}
+
+function csvLine(row: SubmissionRow, history: readonly ReviewEvent[]): string {
+  const record = exportRecord(row, history);
+  // Submitted text (and notes) rendered as `show` does: escaped, defanged, line feeds kept.
+  const shown = (text: string) => safeText(text, undefined, { newlines: "keep" });
+  const cells: Record<(typeof CSV_COLUMNS)[number], string> = {
+    seq: String(row.seq),
+    id: row.id,
+    receivedAt: row.receivedAt,
+    surface: row.surface,
+    kind: row.kind,
+    contentType: row.contentType,
+    size: String(row.size),
+    digest: row.digest,
+    sourceHash: row.sourceHash,
+    signer: row.identityFingerprint ?? "",
+    signatureVerified: row.identityFingerprint === null ? "" : String(row.identityVerified),
+    status: row.status ?? "new",
+    history: history.map((event) => shown(historyLine(event))).join("\n"),
+    redaction: row.redaction === null
+      ? ""
+      : shown(`${row.redaction.createdAt} by ${row.redaction.by}: ${row.redaction.reason}`),
+    content: record.contentEncoding === "utf-8"
+      ? shown(String(record.content))
+      : record.contentEncoding === "redacted"
+      ? "(redacted)"
+      : `(${row.content.length} bytes, not UTF-8: use the NDJSON export)`,
+  };
+  return CSV_COLUMNS.map((column) => csvCell(cells[column])).join(",") + "\n";
 }
 
 /**
@@ -100,6 +169,10 @@ export function exportRecord(row: SubmissionRow): Record<string, unknown> {
  */
 export async function exportCommand(context: Context, values: OptionValues): Promise<number> {
   const filters = filtersFrom(values, context.now());
+  const format = (values.format as string | undefined) ?? "ndjson";
+  if (format !== "ndjson" && format !== "csv") {
+    throw new CliError("Cannot parse --format: it must be ndjson or csv", 2);
+  }
   const database = await openForReading(databaseConfig(values.database as string, context.env));
   let file: Deno.FsFile | undefined;
   try {
@@ -122,10 +195,23 @@ export async function exportCommand(context: Context, values: OptionValues): Pro
       : await countSubmissions(database.client, database.schema, filters);
     const progress = new Progress(context.progress, "export", total);
     let done = 0;
+    if (format === "csv") await out.write(CSV_COLUMNS.map(csvCell).join(",") + "\n");
     for await (
-      const page of submissionPages(database.client, database.schema, filters, EXPORT_PAGE_SIZE)
+      const page of submissionPages(database.client, database.schema, filters, PAGE_SIZE)
     ) {
-      await out.write(page.map((row) => safeJson(exportRecord(row)) + "\n").join(""));
+      const histories = await reviewHistories(
+        database.client,
+        database.schema,
+        page.map((row) => row.id),
+      );
+      const history = (row: SubmissionRow) => histories.get(row.id) ?? [];
+      await out.write(
+        page.map((row) =>
+          format === "csv"
+            ? csvLine(row, history(row))
+            : safeJson(exportRecord(row, history(row))) + "\n"
+        ).join(""),
+      );
       done += page.length;
       await progress.update(done);
     }

@@ -1,17 +1,23 @@
 /**
- * `review list`: the newest submissions, one compact line each, for triage.
+ * `review list`: the newest submissions, one line each, for triage, in pages
+ * (`--limit N`, `--after ID` continues after the last id shown).
  *
- * Columns: receipt id, time received (UTC, to the minute), type (surface `nat` native or
- * `a2a`, and kind `msg` structured or `text` unstructured: `nat/msg`), size, signer (first 8 hex digits of the key fingerprint, `/ok` when the
- * signature verified at intake, `/NO` when it did not; `-` unsigned), latest review status
- * (`new` when unreviewed), a `!` when the content holds characters shown escaped, and the
- * subject or first words. Everything from the submission is rendered by render.ts.
+ * Columns: the first 12 characters of the receipt id (any unique prefix is accepted wherever an
+ * id is), time received (UTC, `MM-DD HH:MM`), type (surface `nat` native or `a2a`, and kind
+ * `msg` structured or `text` unstructured: `nat/msg`), size, signature (`ok` verified at intake,
+ * `NO` did not, `-` unsigned), latest review status (`new` when unreviewed), a `!` when the
+ * content holds characters shown escaped (`R` when it was redacted), optionally the sender's
+ * name and intent instead of type and size (`--columns sender,intent`), and the subject or first
+ * words. Every line is cut to the width
+ * (80 columns when the output is not a terminal), never wrapped, and the header is repeated
+ * every `--page N` lines (default 20). Everything from the submission is rendered by render.ts.
  *
  * @module
  */
-import { interpretContent, previewOf, renderContent } from "./content.ts";
-import { openForReading } from "./database.ts";
-import type { Context } from "./io.ts";
+import { interpretContent, type MessageView, previewOf, renderContent } from "./content.ts";
+import { databaseConfig, openForReading } from "./database.ts";
+import { resolveId } from "./ids.ts";
+import { CliError, type Context } from "./io.ts";
 import {
   FILTER_OPTIONS,
   filtersFrom,
@@ -19,16 +25,21 @@ import {
   type OptionValues,
   widthFrom,
 } from "./options.ts";
-import { latestSubmissions, type SubmissionRow } from "./queries.ts";
-import { databaseConfig } from "./database.ts";
+import { findSubmission, submissionPage, type SubmissionRow } from "./queries.ts";
 import { displayWidth, Findings, safeBlock, safeExcerpt, safeJson, safeText } from "./render.ts";
 
 /** The options of `list`. */
 export const LIST_OPTIONS = {
   ...FILTER_OPTIONS,
   limit: { type: "string" },
+  after: { type: "string" },
+  page: { type: "string" },
+  columns: { type: "string" },
   json: { type: "boolean" },
 } as const;
+
+/** Characters of the receipt id shown: 8 of time and 4 random (24 bits), see ids.ts. */
+export const SHORT_ID = 12;
 
 /**
  * A byte count in few columns: `512B`, `1.5K`, `64.0K`, `1.2M` (at most 5 columns below 1000 MiB).
@@ -71,44 +82,71 @@ export function typeColumn(surface: string, kind: string): string {
   return from + "/" + (kind === "structured" ? "msg" : kind === "unstructured" ? "text" : "?");
 }
 
-/**
- * The signer column: `a1b2c3d4/ok`, `a1b2c3d4/NO` or `-`.
- *
- * @param fingerprint The stored `sha256:<hex>` fingerprint, or null.
- * @param verified Whether the signature verified at intake.
- * @returns The column text (stored values, so render it before printing).
- */
-export function signerColumn(fingerprint: string | null, verified: boolean | null): string {
-  if (fingerprint === null) return "-";
-  return fingerprint.replace(/^sha256:/, "").slice(0, 8) + (verified ? "/ok" : "/NO");
+/** The optional columns. */
+type Extra = "sender" | "intent";
+const EXTRA_WIDTH = 10;
+
+function header(extras: readonly Extra[]): string {
+  return [
+    "RECEIPT".padEnd(SHORT_ID),
+    "RECEIVED UTC",
+    // The optional columns take the place of TYPE and SIZE, so the subject keeps some room.
+    ...(extras.length === 0 ? ["TYPE".padEnd(8), "SIZE".padEnd(5)] : []),
+    "SIG",
+    "STATUS".padEnd(9),
+    " ",
+    ...extras.map((extra) => extra.toUpperCase().padEnd(EXTRA_WIDTH)),
+    "SUBJECT OR FIRST WORDS",
+  ].join(" ");
 }
 
-const HEADER = [
-  "RECEIPT".padEnd(30),
-  "RECEIVED (UTC)".padEnd(16),
-  "TYPE".padEnd(8),
-  "SIZE".padEnd(5),
-  "SIGNER".padEnd(11),
-  "STATUS".padEnd(9),
-  " ",
-  "SUBJECT OR FIRST WORDS",
-].join(" ");
+function messageOf(view: ReturnType<typeof interpretContent>): MessageView | undefined {
+  if (view.form === "message") return view.message;
+  if (view.form === "a2a") {
+    for (const part of view.parts) if (part.type === "message") return part.message;
+  }
+  return undefined;
+}
 
-function line(row: SubmissionRow, width: number, findings: Findings): string {
+function cell(text: string | undefined, width: number, findings: Findings): string {
+  const shown = safeExcerpt(text ?? "-", width, findings);
+  return shown + " ".repeat(Math.max(0, width - displayWidth(shown)));
+}
+
+function line(row: SubmissionRow, width: number, extras: readonly Extra[], findings: Findings) {
   const view = interpretContent(row.contentType, row.content);
-  const rendered = renderContent(view, width);
+  const rendered = renderContent(view, 100);
   findings.addAll(rendered.findings);
+  const message = messageOf(view);
+  const signer = row.identityFingerprint === null ? "-" : row.identityVerified ? "ok" : "NO";
   const columns = [
-    safeText(row.id).padEnd(30),
-    safeText(row.receivedAt.slice(0, 16).replace("T", " ")).padEnd(16),
-    typeColumn(row.surface, row.kind).padEnd(8),
-    shortSize(row.size).padEnd(5),
-    safeText(signerColumn(row.identityFingerprint, row.identityVerified)).padEnd(11),
+    safeText(row.id.slice(0, SHORT_ID)).padEnd(SHORT_ID),
+    safeText(row.receivedAt.slice(5, 16).replace("T", " ")).padEnd(12),
+    ...(extras.length === 0
+      ? [typeColumn(row.surface, row.kind).padEnd(8), shortSize(row.size).padEnd(5)]
+      : []),
+    signer.padEnd(3),
     (row.status ?? "new").padEnd(9),
-    rendered.findings.any ? "!" : " ",
+    row.redaction !== null ? "R" : rendered.findings.any ? "!" : " ",
+    ...extras.map((extra) =>
+      cell(extra === "sender" ? message?.sender.name : message?.intent, EXTRA_WIDTH, findings)
+    ),
   ].join(" ");
-  const room = Math.max(20, width - displayWidth(columns) - 1);
-  return columns + " " + safeExcerpt(previewOf(view), room);
+  const room = width - displayWidth(columns) - 1;
+  const preview = row.redaction !== null ? "(redacted)" : previewOf(view);
+  return room < 2 ? columns.slice(0, width) : columns + " " + safeExcerpt(preview, room);
+}
+
+function extrasFrom(values: OptionValues): Extra[] {
+  const text = values.columns as string | undefined;
+  if (text === undefined) return [];
+  const names = text.split(",").map((name) => name.trim());
+  for (const name of names) {
+    if (name !== "sender" && name !== "intent") {
+      throw new CliError("Cannot parse --columns: give sender, intent or sender,intent", 2);
+    }
+  }
+  return [...new Set(names)] as Extra[];
 }
 
 /**
@@ -121,13 +159,26 @@ function line(row: SubmissionRow, width: number, findings: Findings): string {
 export async function listCommand(context: Context, values: OptionValues): Promise<number> {
   const filters = filtersFrom(values, context.now());
   const limit = integerOption(values, "limit", 50, 100_000);
-  const width = widthFrom(values, context.terminalColumns);
+  const pageLines = integerOption(values, "page", 20, 100_000);
+  const extras = extrasFrom(values);
+  const width = values.width === undefined && context.terminalColumns === undefined
+    ? 80
+    : widthFrom(values, context.terminalColumns);
   const database = await openForReading(databaseConfig(values.database as string, context.env));
   try {
-    const rows = await latestSubmissions(database.client, database.schema, filters, limit);
+    let before = 0;
+    if (values.after !== undefined) {
+      const id = await resolveId(database.client, String(values.after), "list");
+      before = (await findSubmission(database.client, database.schema, id))!.seq;
+    }
+    const rows = await submissionPage(database.client, database.schema, filters, {
+      before,
+      limit,
+    });
     if (values.json === true) {
       const items = rows.map((row) => {
         const view = interpretContent(row.contentType, row.content);
+        const message = messageOf(view);
         return {
           seq: row.seq,
           id: row.id,
@@ -137,11 +188,15 @@ export async function listCommand(context: Context, values: OptionValues): Promi
           contentType: row.contentType,
           size: row.size,
           digest: row.digest,
+          sourceHash: row.sourceHash,
           signer: row.identityFingerprint === null
             ? null
             : { fingerprint: row.identityFingerprint, verified: row.identityVerified === true },
           status: row.status,
-          preview: previewOf(view),
+          sender: message?.sender.name ?? null,
+          intent: message?.intent ?? null,
+          redacted: row.redaction !== null,
+          preview: row.redaction !== null ? "" : previewOf(view),
           escaped: renderContent(view, width).findings.toJSON(),
         };
       });
@@ -153,15 +208,15 @@ export async function listCommand(context: Context, values: OptionValues): Promi
       return 0;
     }
     const findings = new Findings();
-    const lines = [HEADER];
+    const lines: string[] = [];
     let flagged = 0;
-    for (const row of rows) {
+    rows.forEach((row, i) => {
+      if (i % pageLines === 0) lines.push(header(extras).slice(0, width).trimEnd());
       const before = new Findings();
-      const text = line(row, width, before);
+      lines.push(line(row, width, extras, before));
       if (before.any) flagged++;
       findings.addAll(before);
-      lines.push(text);
-    }
+    });
     await context.stdout.line(lines.join("\n"));
     if (flagged > 0) {
       const summary = findings.summary()?.replace("warning: ", "");
@@ -171,7 +226,11 @@ export async function listCommand(context: Context, values: OptionValues): Promi
       );
     }
     if (rows.length === limit) {
-      await context.stdout.line(`(newest ${limit} shown; --limit N shows more)`);
+      await context.stdout.line(
+        `more: deno task review list --after ${
+          safeText(rows[rows.length - 1].id.slice(0, SHORT_ID))
+        }`,
+      );
     }
     return 0;
   } finally {

@@ -2,18 +2,23 @@
  * The reviewer's command line tool: `deno task review <command> [options]`.
  *
  * ```text
- * list                 newest submissions, one line each
+ * next                 the oldest new submission, shown
+ * list                 newest submissions, one line each, in pages
  * show <id>            one submission in full, rendered safely
- * export               NDJSON of submissions, to stdout or --out FILE
- * mark <id> --status S append a review event (reviewed, dismissed, escalated)
+ * mark <id>...         append a review event (status, note, or both)
+ * export               NDJSON or CSV of submissions with their history
  * stats                counts by day, surface, kind, signature, status; top sources
- * verify               check digests and checkpoints, append a signed checkpoint
+ * verify               check digests and checkpoints; sign one with BEACON_SIGNING_KEY
+ * redact <id>          remove one submission's content, with a recorded reason
+ * serve                the web console on 127.0.0.1
  * ```
  *
  * It works on the server's database (`BEACON_DATABASE_URL`, `BEACON_DATABASE_AUTH_TOKEN`,
- * default `file:data/beacon.db`, or `--database URL`). Only `mark` and `verify` write, and
- * only by appending. Exit status: 0 success, 1 failure or problems found, 2 usage error.
- * docs/review.md is the reviewer's guide.
+ * default `file:data/beacon.db`, or `--database URL`). Ids may be any unique prefix. Only
+ * `mark`, `redact`, `serve` and `verify` with a key write, and only by appending (and, for
+ * `redact`, emptying one row's content, which the database allows only then). Exit status: 0
+ * success, 1 failure or problems found, 2 usage error. docs/review.md is the reviewer's guide;
+ * launch.ts runs this with the narrowest permissions.
  *
  * @module
  */
@@ -23,7 +28,9 @@ import { CliError, type Context, textOutput } from "./io.ts";
 import { LIST_OPTIONS, listCommand } from "./list.ts";
 import { MARK_OPTIONS, markCommand } from "./mark.ts";
 import { type OptionValues, parseCommand } from "./options.ts";
-import { SHOW_OPTIONS, showCommand } from "./show.ts";
+import { REDACT_OPTIONS, redactCommand } from "./redact.ts";
+import { SERVE_OPTIONS, serveCommand } from "./console/serve.ts";
+import { NEXT_OPTIONS, nextCommand, SHOW_OPTIONS, showCommand } from "./show.ts";
 import { STATS_OPTIONS, statsCommand } from "./stats.ts";
 import { VERIFY_OPTIONS, verifyCommand } from "./verify.ts";
 
@@ -37,11 +44,16 @@ Common options:
 const FILTER_HELP = `
 Filters:
   --since WHEN     received at or after WHEN: 2025-06-01, 2025-06-01T08:30Z, 24h, 7d
+  --until WHEN     received before WHEN (same forms)
   --kind K         structured | unstructured
   --surface S      native | a2a
   --key PREFIX     signer key fingerprint prefix (hex, with or without sha256:)
-  --unreviewed     only submissions without any review event
-  --status S       only submissions whose latest status is S (reviewed|dismissed|escalated)`;
+  --signed, --unsigned
+  --intent TEXT    messages with exactly this intent
+  --sender TEXT    messages whose sender name contains TEXT
+  --source HASH    submissions from this salted source hash
+  --unreviewed     only new submissions (same as --status new)
+  --status S       latest status S: new|reviewed|follow-up|dismissed|escalated`;
 
 interface Command {
   readonly usage: string;
@@ -51,34 +63,48 @@ interface Command {
 }
 
 const COMMANDS: Record<string, Command> = {
+  next: {
+    usage: `review next [filters]
+  The oldest new submission (matching the filters), shown in full.${FILTER_HELP}`,
+    options: NEXT_OPTIONS,
+    positionals: 0,
+    run: nextCommand,
+  },
   list: {
-    usage: `review list [filters] [--limit N] [--json]
-  Newest submissions first, one line each. --limit defaults to 50.${FILTER_HELP}`,
+    usage: `review list [filters] [--limit N] [--after ID] [--columns sender,intent] [--page N]
+                [--json]
+  Newest first, one line each, cut to the width (80 when not a terminal). --limit defaults to
+  50; --after ID continues after that id (keep the same filters); the header repeats every
+  --page lines (20).${FILTER_HELP}`,
     options: LIST_OPTIONS,
     positionals: 0,
     run: listCommand,
   },
   show: {
-    usage: `review show <receipt id>
-  One submission: receipt fields, signature result, review history, content.`,
+    usage: `review show <id>
+  One submission: receipt fields, signature result, review history, content. Any unique
+  prefix of the receipt id will do.`,
     options: SHOW_OPTIONS,
     positionals: 1,
     run: (context, values, [id]) => showCommand(context, values, id),
   },
+  mark: {
+    usage: `review mark <id>... [--status new|reviewed|follow-up|dismissed|escalated]
+                [--note TEXT] [--corrects EVENT] [--reviewer NAME]
+  Appends a review event to each id: a status, a note, or both. --status new sets items back;
+  --corrects EVENT (with one id and --note) supersedes the note of that event. NAME defaults to
+  BEACON_REVIEWER.`,
+    options: MARK_OPTIONS,
+    positionals: Infinity,
+    run: markCommand,
+  },
   export: {
-    usage: `review export [filters] [--out FILE]
-  NDJSON, oldest first; FILE must not exist yet.${FILTER_HELP}`,
+    usage: `review export [filters] [--format ndjson|csv] [--out FILE]
+  Oldest first, with each item's review history; FILE must not exist yet. CSV neutralises
+  spreadsheet formulas and shows text escaped as show does.${FILTER_HELP}`,
     options: EXPORT_OPTIONS,
     positionals: 0,
     run: exportCommand,
-  },
-  mark: {
-    usage: `review mark <receipt id> --status reviewed|dismissed|escalated [--note TEXT]
-                [--reviewer NAME]
-  Appends a review event. NAME defaults to BEACON_REVIEWER.`,
-    options: MARK_OPTIONS,
-    positionals: 1,
-    run: (context, values, [id]) => markCommand(context, values, id),
   },
   stats: {
     usage: `review stats [filters] [--top N] [--json]
@@ -90,23 +116,43 @@ const COMMANDS: Record<string, Command> = {
   verify: {
     usage: `review verify [--no-checkpoint] [--trust PUBLIC_KEY]... [--root SIZE:HEX]...
   Recomputes every digest, rebuilds the Merkle tree, checks every checkpoint (and every root
-  kept elsewhere, given with --root), and appends a signed checkpoint when nothing is wrong.
-  Exit status 1 when anything is wrong.`,
+  kept elsewhere, given with --root). With BEACON_SIGNING_KEY set, appends a signed checkpoint
+  when nothing is wrong and the log grew. Exit status 1 when anything is wrong, or when no
+  checkpoint or root covers the store.`,
     options: VERIFY_OPTIONS,
     positionals: 0,
     run: verifyCommand,
+  },
+  redact: {
+    usage: `review redact <id> --reason TEXT [--reviewer NAME]
+  Removes the content of one submission under a legal duty: appends a redaction record (who,
+  when, why) and empties only the content; digest, size and Merkle leaf stay. Irreversible.`,
+    options: REDACT_OPTIONS,
+    positionals: 1,
+    run: (context, values, [id]) => redactCommand(context, values, id),
+  },
+  serve: {
+    usage: `review serve [--port N] [--hostname 127.0.0.1] [--allow-non-loopback] [--reviewer NAME]
+  The web console. Binds to 127.0.0.1 (any free port by default) and prints the URL to open,
+  with its access token. Stop it with Ctrl-C.`,
+    options: SERVE_OPTIONS,
+    positionals: 0,
+    run: serveCommand,
   },
 };
 
 const USAGE = `Usage: deno task review <command> [options]
 
 Commands:
-  list        newest submissions, one line each
-  show <id>   one submission in full, rendered safely
-  export      NDJSON of submissions to stdout or --out FILE
-  mark <id>   append a review event: --status reviewed|dismissed|escalated [--note TEXT]
-  stats       counts by day, surface, kind, signature, status; busiest sources
-  verify      check digests and checkpoints; append a signed checkpoint
+  next          the oldest new submission, shown in full
+  list          newest submissions, one line each, in pages
+  show <id>     one submission in full, rendered safely
+  mark <id>...  append a review event: --status S, --note TEXT, or both
+  export        NDJSON or CSV of submissions with their history
+  stats         counts by day, surface, kind, signature, status; busiest sources
+  verify        check digests and checkpoints; sign one with BEACON_SIGNING_KEY
+  redact <id>   remove one submission's content, with a recorded reason
+  serve         the web console on 127.0.0.1
 ${COMMON_HELP}
 
 "deno task review <command> --help" describes a command. Guide: docs/review.md`;
@@ -153,8 +199,8 @@ export async function main(args: string[], context: Context): Promise<number> {
       await context.stdout.line(`Usage: deno task ${command.usage}\n${COMMON_HELP}`);
       return 0;
     }
-    if (positionals.length < command.positionals) {
-      throw new CliError(`Cannot run ${name}: a receipt id is required`, 2);
+    if (positionals.length < Math.min(1, command.positionals)) {
+      throw new CliError(`Cannot run ${name}: a receipt id (or a unique prefix) is required`, 2);
     }
     return await command.run(context, values, positionals);
   } catch (error) {

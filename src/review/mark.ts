@@ -1,53 +1,43 @@
 /**
- * `review mark <id> --status reviewed|dismissed|escalated [--note TEXT] [--reviewer NAME]`:
- * appends a review event. Nothing is ever updated: the latest event is the status, and the
- * whole history stays (the `review_events` table refuses UPDATE and DELETE by trigger).
+ * `review mark <id>... [--status S] [--note TEXT] [--corrects EVENT] [--reviewer NAME]`:
+ * appends one review event per id. Nothing is ever updated: the latest status is the status,
+ * `--status new` sets items back, a note is corrected by a new event naming the one it
+ * supersedes (`--corrects`), and the whole history stays (the `review_events` table refuses
+ * UPDATE and DELETE by trigger).
  *
  * The reviewer's name comes from `--reviewer`, else `BEACON_REVIEWER`, else is left empty.
  *
  * @module
  */
+import { appendEvent, MAX_NOTE, MAX_REVIEWER } from "./appends.ts";
 import { databaseConfig, openForAppending } from "./database.ts";
+import { resolveIds } from "./ids.ts";
 import { CliError, type Context } from "./io.ts";
-import { type OptionValues, statusOption } from "./options.ts";
+import { integerOption, type OptionValues, statusOption } from "./options.ts";
+import { REVIEW_STATUSES, type ReviewStatus } from "./queries.ts";
 import { safeText } from "./render.ts";
+
+export { MAX_NOTE, MAX_REVIEWER };
 
 /** The options of `mark`. */
 export const MARK_OPTIONS = {
   status: { type: "string" },
   note: { type: "string" },
+  corrects: { type: "string" },
   reviewer: { type: "string" },
 } as const;
 
-/** Longest note, in UTF-16 code units. */
-export const MAX_NOTE = 4000;
-/** Longest reviewer name. */
-export const MAX_REVIEWER = 200;
-
 /**
- * Runs `mark`.
+ * Checks a note and a reviewer name (shared with the console).
  *
- * @param context Outputs, environment, clock.
- * @param values Parsed options.
- * @param id The receipt id.
- * @returns The exit status.
- * @throws {CliError} Status 2 for a missing or unknown status or an oversized note, status 1
- *   when no submission has that id.
+ * @param note The note, if any.
+ * @param reviewer The name, if any.
+ * @throws {CliError} Status 2 when either is too long or not well-formed text.
  */
-export async function markCommand(
-  context: Context,
-  values: OptionValues,
-  id: string,
-): Promise<number> {
-  const status = statusOption(values, "status");
-  if (status === undefined) {
-    throw new CliError("Cannot mark: --status reviewed|dismissed|escalated is required", 2);
-  }
-  const note = values.note as string | undefined;
-  const reviewer = (values.reviewer as string | undefined) ?? context.env("BEACON_REVIEWER");
-  if (note !== undefined && (note.length > MAX_NOTE || !note.isWellFormed())) {
+export function checkNoteAndReviewer(note?: string, reviewer?: string): void {
+  if (note !== undefined && (note.length > MAX_NOTE || !note.isWellFormed() || note === "")) {
     throw new CliError(
-      `Cannot mark: --note must be well-formed text of at most ${MAX_NOTE} characters`,
+      `Cannot mark: the note must be well-formed text of 1 to ${MAX_NOTE} characters`,
       2,
     );
   }
@@ -57,31 +47,66 @@ export async function markCommand(
       2,
     );
   }
+}
+
+/**
+ * Runs `mark`.
+ *
+ * @param context Outputs, environment, clock.
+ * @param values Parsed options.
+ * @param typed The receipt ids or unique prefixes.
+ * @returns The exit status.
+ * @throws {CliError} Status 2 for a missing status and note, an unknown status or an oversized
+ *   note, status 1 when an id names no submission (then nothing is appended).
+ */
+export async function markCommand(
+  context: Context,
+  values: OptionValues,
+  typed: string[],
+): Promise<number> {
+  const status: ReviewStatus | undefined = statusOption(values, "status");
+  const note = values.note as string | undefined;
+  if (status === undefined && note === undefined) {
+    throw new CliError(
+      `Cannot mark: give --status ${REVIEW_STATUSES.join("|")}, --note TEXT, or both`,
+      2,
+    );
+  }
+  const corrects = values.corrects === undefined
+    ? undefined
+    : integerOption(values, "corrects", 1, Number.MAX_SAFE_INTEGER);
+  if (corrects !== undefined && (note === undefined || typed.length !== 1)) {
+    throw new CliError("Cannot mark: --corrects takes one id and a new --note", 2);
+  }
+  const reviewer = (values.reviewer as string | undefined) ?? context.env("BEACON_REVIEWER");
+  checkNoteAndReviewer(note, reviewer);
   const database = await openForAppending(
     databaseConfig(values.database as string, context.env),
     context.now,
   );
   try {
-    // One statement: the event is appended only if the submission exists, with no window
-    // between the check and the insert.
-    const result = await database.client.execute({
-      sql: `INSERT INTO review_events (submission_id, status, note, reviewer, created_at)
-        SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM submissions WHERE id = ?)`,
-      args: [
+    const ids = await resolveIds(database.client, typed, "mark");
+    for (const id of ids) {
+      const seq = await appendEvent(database.client, {
         id,
         status,
-        note ?? null,
-        reviewer === undefined || reviewer === "" ? null : reviewer,
-        new Date(context.now()).toISOString(),
-        id,
-      ],
-    });
-    if (result.rowsAffected === 0) {
-      throw new CliError(`Cannot mark: no submission has receipt id ${safeText(id)}`);
+        note,
+        reviewer,
+        supersedes: corrects,
+        createdAt: new Date(context.now()).toISOString(),
+      });
+      if (seq === undefined) {
+        throw new CliError(
+          corrects === undefined
+            ? `Cannot mark: no submission has receipt id ${safeText(id)}`
+            : `Cannot mark: event ${corrects} is not a note about ${safeText(id)}`,
+        );
+      }
+      const what = status === undefined
+        ? corrects === undefined ? "noted" : `note of event ${corrects} corrected`
+        : `marked ${status}`;
+      await context.stdout.line(`${safeText(id)} ${what} (review event ${seq})`);
     }
-    await context.stdout.line(
-      `${safeText(id)} marked ${status} (review event ${String(result.lastInsertRowid)})`,
-    );
     return 0;
   } finally {
     await database.close();

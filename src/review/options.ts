@@ -18,11 +18,17 @@ export const COMMON_OPTIONS = {
 /** The filter options of `list`, `export` and `stats`. */
 export const FILTER_OPTIONS = {
   since: { type: "string" },
+  until: { type: "string" },
   kind: { type: "string" },
   surface: { type: "string" },
   key: { type: "string" },
   unreviewed: { type: "boolean" },
   status: { type: "string" },
+  intent: { type: "string" },
+  sender: { type: "string" },
+  source: { type: "string" },
+  signed: { type: "boolean" },
+  unsigned: { type: "boolean" },
 } as const satisfies ParseArgsConfig["options"];
 
 /** Values as `parseArgs` returns them. */
@@ -82,7 +88,7 @@ export function normaliseArgs(
  *
  * @param args The arguments after the command name.
  * @param options The command's own options (the common ones are added).
- * @param positionals How many positional arguments the command takes.
+ * @param positionals How many positional arguments the command takes (`Infinity`: any number).
  * @returns Option values and positionals.
  * @throws {CliError} Exit status 2 for any usage error.
  */
@@ -245,9 +251,22 @@ export function parseKeyPrefix(value: string): string {
  */
 export function filtersFrom(values: OptionValues, now: number): Filters {
   const since = text(values, "since");
+  const until = text(values, "until");
   const key = text(values, "key");
+  const source = text(values, "source");
+  if (values.signed === true && values.unsigned === true) {
+    throw new CliError("Cannot combine --signed with --unsigned", 2);
+  }
+  if (source !== undefined && !/^[A-Za-z0-9_=+/:-]{1,128}$/.test(source)) {
+    throw new CliError("Cannot parse --source: give a source hash as list --json shows it", 2);
+  }
   const filters: Filters = {
     since: since === undefined ? undefined : parseSince(since, now),
+    until: until === undefined ? undefined : parseSince(until, now),
+    intent: boundedText(values, "intent"),
+    sender: boundedText(values, "sender"),
+    source,
+    signed: values.signed === true ? true : values.unsigned === true ? false : undefined,
     kind: oneOf(values, "kind", ["structured", "unstructured"] as const),
     surface: oneOf(values, "surface", ["native", "a2a"] as const),
     key: key === undefined ? undefined : parseKeyPrefix(key),
@@ -258,6 +277,14 @@ export function filtersFrom(values: OptionValues, now: number): Filters {
     throw new CliError("Cannot combine --unreviewed with --status", 2);
   }
   return filters;
+}
+
+function boundedText(values: OptionValues, name: string): string | undefined {
+  const value = text(values, name);
+  if (value !== undefined && (value === "" || value.length > 200 || !value.isWellFormed())) {
+    throw new CliError(`Cannot parse --${name}: give 1 to 200 characters`, 2);
+  }
+  return value;
 }
 
 /**

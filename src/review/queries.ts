@@ -1,9 +1,13 @@
 /**
- * The review tool's reads of the `submissions`, `review_events` and `checkpoints` tables. Every
- * value reaches SQL as a bound parameter; only fixed SQL text is concatenated.
+ * The review tool's reads of the `submissions`, `review_events`, `redactions` and
+ * `checkpoints` tables: the one column list, row mapper and keyset pager of the review side.
+ * Every value reaches SQL as a bound parameter; only fixed SQL text is concatenated. Review
+ * events and checkpoints are read in events.ts, the writes are in appends.ts, the full-text
+ * index in search.ts.
  *
- * The status of a submission is its latest review event (highest `seq`), or none
- * ("unreviewed"): events are appended, never updated (design principle 3).
+ * The status of a submission is its latest review event that sets one (highest `seq`), or none
+ * ("new"): events are appended, never updated (design principle 3), and an event with the status
+ * `new` sets an item back.
  *
  * @module
  */
@@ -11,26 +15,47 @@ import type { Client, InValue } from "@libsql/client";
 import type { SubmissionKind, Surface } from "../store/store.ts";
 import type { Schema } from "./database.ts";
 
-/** A reviewer's decision about a submission. */
-export type ReviewStatus = "reviewed" | "dismissed" | "escalated";
+/** A reviewer's decision about a submission; `new` sets it back to unreviewed. */
+export type ReviewStatus = "new" | "reviewed" | "follow-up" | "dismissed" | "escalated";
 
 /** Every review status, in the order the tool lists them. */
-export const REVIEW_STATUSES: readonly ReviewStatus[] = ["reviewed", "dismissed", "escalated"];
+export const REVIEW_STATUSES: readonly ReviewStatus[] = [
+  "new",
+  "reviewed",
+  "follow-up",
+  "dismissed",
+  "escalated",
+];
 
-/** Filters shared by `list`, `export` and `stats`. */
+/** Rows per keyset page, for every command that walks the store. */
+export const PAGE_SIZE = 500;
+
+/** Filters shared by `list`, `export`, `stats`, `next` and the console. */
 export interface Filters {
   /** ISO 8601 UTC time: only submissions received at or after it. */
   readonly since?: string;
+  /** ISO 8601 UTC time: only submissions received before it. */
+  readonly until?: string;
   /** Only this kind. */
   readonly kind?: SubmissionKind;
   /** Only this surface. */
   readonly surface?: Surface;
   /** Lowercase hex prefix of the signer's key fingerprint (after `sha256:`). */
   readonly key?: string;
-  /** Only submissions without any review event. */
+  /** Only submissions whose status is `new` (no event, or set back). */
   readonly unreviewed?: boolean;
   /** Only submissions whose latest status is this. */
   readonly status?: ReviewStatus;
+  /** Only messages whose `intent` is exactly this. */
+  readonly intent?: string;
+  /** Only messages whose sender name contains this (case-insensitive). */
+  readonly sender?: string;
+  /** Only submissions from this salted source hash. */
+  readonly source?: string;
+  /** Only signed (true) or unsigned (false) submissions. */
+  readonly signed?: boolean;
+  /** Seqs of submissions matching a full-text search (search.ts), when searching. */
+  readonly searchSql?: { readonly sql: string; readonly args: readonly InValue[] };
 }
 
 /** One stored submission with its latest status. */
@@ -49,11 +74,11 @@ export interface SubmissionRow {
   readonly kind: string;
   /** Media type of the content. */
   readonly contentType: string;
-  /** The exact stored bytes. */
+  /** The exact stored bytes (empty once redacted). */
   readonly content: Uint8Array<ArrayBuffer>;
-  /** Stored byte count. */
+  /** Stored byte count (as received; kept after redaction). */
   readonly size: number;
-  /** Stored `sha256:<hex>` digest. */
+  /** Stored `sha256:<hex>` digest (as received; kept after redaction). */
   readonly digest: string;
   /** Salted hash of the source address. */
   readonly sourceHash: string;
@@ -63,58 +88,58 @@ export interface SubmissionRow {
   readonly identityVerified: boolean | null;
   /** The sender's idempotency key, if any. */
   readonly idempotencyKey: string | null;
-  /** Latest review status, or null when unreviewed. */
+  /** Latest review status, or null when new. */
   readonly status: ReviewStatus | null;
+  /** The redaction record, when the content was removed. */
+  readonly redaction: Redaction | null;
 }
 
-/** One appended review event. */
-export interface ReviewEvent {
-  /** Order of appending. */
-  readonly seq: number;
-  /** The receipt id it is about. */
-  readonly submissionId: string;
-  /** The decision. */
-  readonly status: ReviewStatus;
-  /** The reviewer's note, if any. */
-  readonly note: string | null;
-  /** The reviewer's name, if given. */
-  readonly reviewer: string | null;
-  /** ISO 8601 UTC time it was appended. */
+/** A redaction record: who removed the content, when and why. */
+export interface Redaction {
+  /** ISO 8601 UTC time it was recorded. */
   readonly createdAt: string;
+  /** The operator's name. */
+  readonly by: string;
+  /** The reason given (a legal duty, an order's reference). */
+  readonly reason: string;
 }
-
-/** One recorded checkpoint. */
-export interface CheckpointRow {
-  /** Order of appending. */
-  readonly seq: number;
-  /** Submissions covered, from the first in `seq` order. */
-  readonly treeSize: number;
-  /** RFC 6962 root over them, 64 lowercase hex digits. */
-  readonly rootHash: string;
-  /** ISO 8601 UTC time it was made. */
-  readonly createdAt: string;
-  /** Ed25519 signature (signing/checkpoint.ts), unpadded base64url. */
-  readonly signature: string;
-  /** The signer's raw public key, unpadded base64url. */
-  readonly publicKey: string;
-}
-
-const LATEST_STATUS =
-  "(SELECT r.status FROM review_events r WHERE r.submission_id = s.id ORDER BY r.seq DESC LIMIT 1)";
 
 /**
- * The SQL expression for a submission's latest status (`s` is the submissions alias).
+ * The SQL expression for a submission's latest status, NULL when new (`s` is the submissions
+ * alias).
  *
  * @param schema Tables present; without `review_events` every status is NULL.
  * @returns SQL text.
  */
 export function statusExpression(schema: Schema): string {
-  return schema.events ? LATEST_STATUS : "NULL";
+  return schema.events
+    ? "NULLIF((SELECT r.status FROM review_events r WHERE r.submission_id = s.id " +
+      "AND r.status IS NOT NULL ORDER BY r.seq DESC LIMIT 1), 'new')"
+    : "NULL";
 }
 
-const ROW_COLUMNS = "s.seq, s.id, s.context_id, s.received_at, s.surface, s.kind, " +
-  "s.content_type, s.content, s.size, s.digest, s.source_hash, s.identity_fingerprint, " +
-  "s.identity_verified, s.idempotency_key";
+function rowColumns(schema: Schema): string {
+  const redaction = schema.redactions
+    ? "d.created_at AS redacted_at, d.redacted_by, d.reason AS redaction_reason"
+    : "NULL AS redacted_at, NULL AS redacted_by, NULL AS redaction_reason";
+  return "s.seq, s.id, s.context_id, s.received_at, s.surface, s.kind, " +
+    "s.content_type, s.content, s.size, s.digest, s.source_hash, s.identity_fingerprint, " +
+    `s.identity_verified, s.idempotency_key, ${statusExpression(schema)} AS status, ${redaction}`;
+}
+
+function rowSource(schema: Schema): string {
+  return schema.redactions
+    ? "submissions s LEFT JOIN redactions d ON d.submission_id = s.id"
+    : "submissions s";
+}
+
+/** The message text of structured content (native, or an A2A data part), for filters. */
+function messageMember(member: string): string {
+  const text = "CAST(s.content AS TEXT)";
+  return `(CASE WHEN s.kind = 'structured' AND json_valid(${text}) THEN coalesce(` +
+    `json_extract(${text}, '$.${member}'), json_extract(${text}, '$.parts[0].data.${member}')) ` +
+    "END)";
+}
 
 /**
  * The WHERE clause (possibly empty, else starting with ` WHERE `) and its arguments.
@@ -127,41 +152,37 @@ const ROW_COLUMNS = "s.seq, s.id, s.context_id, s.received_at, s.surface, s.kind
 export function whereClause(
   filters: Filters,
   schema: Schema,
-  extra: { sql: string; args: InValue[] }[] = [],
+  extra: { sql: string; args: readonly InValue[] }[] = [],
 ): { sql: string; args: InValue[] } {
   const conditions: string[] = [];
   const args: InValue[] = [];
-  if (filters.since !== undefined) {
-    // Stored times are `Date.prototype.toISOString()` output, so text order is time order.
-    conditions.push("s.received_at >= ?");
-    args.push(filters.since);
-  }
-  if (filters.kind !== undefined) {
-    conditions.push("s.kind = ?");
-    args.push(filters.kind);
-  }
-  if (filters.surface !== undefined) {
-    conditions.push("s.surface = ?");
-    args.push(filters.surface);
-  }
+  const add = (sql: string, ...values: InValue[]) => {
+    conditions.push(sql);
+    args.push(...values);
+  };
+  // Stored times are `Date.prototype.toISOString()` output, so text order is time order.
+  if (filters.since !== undefined) add("s.received_at >= ?", filters.since);
+  if (filters.until !== undefined) add("s.received_at < ?", filters.until);
+  if (filters.kind !== undefined) add("s.kind = ?", filters.kind);
+  if (filters.surface !== undefined) add("s.surface = ?", filters.surface);
   if (filters.key !== undefined) {
     const prefix = "sha256:" + filters.key;
-    conditions.push("substr(s.identity_fingerprint, 1, ?) = ?");
-    args.push(prefix.length, prefix);
+    add("substr(s.identity_fingerprint, 1, ?) = ?", prefix.length, prefix);
   }
-  if (filters.unreviewed === true) {
-    if (schema.events) {
-      conditions.push("NOT EXISTS (SELECT 1 FROM review_events r WHERE r.submission_id = s.id)");
-    }
+  if (filters.source !== undefined) add("s.source_hash = ?", filters.source);
+  if (filters.signed === true) add("s.identity_fingerprint IS NOT NULL");
+  if (filters.signed === false) add("s.identity_fingerprint IS NULL");
+  if (filters.intent !== undefined) add(`${messageMember("intent")} = ?`, filters.intent);
+  if (filters.sender !== undefined) {
+    add(`instr(lower(${messageMember("sender.name")}), lower(?)) > 0`, filters.sender);
   }
-  if (filters.status !== undefined) {
-    conditions.push(`${statusExpression(schema)} = ?`);
-    args.push(filters.status);
+  if (filters.unreviewed === true) add(`${statusExpression(schema)} IS NULL`);
+  if (filters.status === "new") add(`${statusExpression(schema)} IS NULL`);
+  else if (filters.status !== undefined) add(`${statusExpression(schema)} = ?`, filters.status);
+  if (filters.searchSql !== undefined) {
+    add(`s.seq IN (${filters.searchSql.sql})`, ...filters.searchSql.args);
   }
-  for (const condition of extra) {
-    conditions.push(condition.sql);
-    args.push(...condition.args);
-  }
+  for (const condition of extra) add(condition.sql, ...condition.args);
   return { sql: conditions.length === 0 ? "" : " WHERE " + conditions.join(" AND "), args };
 }
 
@@ -172,7 +193,13 @@ function bytes(value: unknown): Uint8Array<ArrayBuffer> {
   return new Uint8Array(0);
 }
 
-function nullableString(value: unknown): string | null {
+/**
+ * A nullable text column.
+ *
+ * @param value The column value.
+ * @returns Its text, or null.
+ */
+export function nullableString(value: unknown): string | null {
   return value === null || value === undefined ? null : String(value);
 }
 
@@ -195,46 +222,72 @@ function toRow(row: Record<string, unknown>): SubmissionRow {
       : Number(row.identity_verified) === 1,
     idempotencyKey: nullableString(row.idempotency_key),
     status: nullableString(row.status) as ReviewStatus | null,
+    redaction: row.redacted_at === null || row.redacted_at === undefined ? null : {
+      createdAt: String(row.redacted_at),
+      by: String(row.redacted_by),
+      reason: String(row.redaction_reason),
+    },
   };
 }
 
-async function query(
+/**
+ * Runs one read with bound arguments.
+ *
+ * @param client The database.
+ * @param sql Fixed SQL text.
+ * @param args The values.
+ * @returns The rows.
+ */
+export async function query(
   client: Client,
   sql: string,
-  args: InValue[],
+  args: readonly InValue[],
 ): Promise<Record<string, unknown>[]> {
-  return (await client.execute({ sql, args })).rows as unknown as Record<string, unknown>[];
+  return (await client.execute({ sql, args: [...args] })).rows as unknown as Record<
+    string,
+    unknown
+  >[];
 }
 
 /**
- * The newest submissions matching `filters`, newest first.
+ * One keyset page of matching submissions (`WHERE seq > after` ascending, or `seq < before`
+ * descending): each page costs the same however deep it is.
  *
  * @param client The database.
  * @param schema Tables present.
  * @param filters The filters.
- * @param limit At most this many.
+ * @param page `after` (oldest first) or `before` (newest first, 0 meaning from the newest), and
+ *   the page size.
  * @returns The rows.
  */
-export async function latestSubmissions(
+export async function submissionPage(
   client: Client,
   schema: Schema,
   filters: Filters,
-  limit: number,
+  page: {
+    after?: number;
+    before?: number;
+    limit: number;
+    extra?: { sql: string; args: InValue[] };
+  },
 ): Promise<SubmissionRow[]> {
-  const where = whereClause(filters, schema);
+  const descending = page.after === undefined;
+  const keyset = descending
+    ? (page.before ?? 0) > 0 ? [{ sql: "s.seq < ?", args: [page.before!] }] : []
+    : [{ sql: "s.seq > ?", args: [page.after!] }];
+  const where = whereClause(filters, schema, [...keyset, ...(page.extra ? [page.extra] : [])]);
   const rows = await query(
     client,
-    `SELECT ${ROW_COLUMNS}, ${statusExpression(schema)} AS status FROM submissions s` +
-      `${where.sql} ORDER BY s.seq DESC LIMIT ?`,
-    [...where.args, limit],
+    `SELECT ${rowColumns(schema)} FROM ${rowSource(schema)}${where.sql} ` +
+      `ORDER BY s.seq ${descending ? "DESC" : "ASC"} LIMIT ?`,
+    [...where.args, page.limit],
   );
   return rows.map(toRow);
 }
 
 /**
- * Pages through the matching submissions in `seq` order with keyset pagination
- * (`WHERE seq > last LIMIT pageSize`): each page costs the same however deep it is, and only
- * one page is in memory at a time.
+ * Pages through the matching submissions in `seq` order with keyset pagination: only one page
+ * is in memory at a time.
  *
  * @param client The database.
  * @param schema Tables present.
@@ -246,22 +299,65 @@ export async function* submissionPages(
   client: Client,
   schema: Schema,
   filters: Filters,
-  pageSize = 500,
+  pageSize = PAGE_SIZE,
 ): AsyncGenerator<SubmissionRow[]> {
   let after = 0;
   while (true) {
-    const where = whereClause(filters, schema, [{ sql: "s.seq > ?", args: [after] }]);
-    const rows = (await query(
-      client,
-      `SELECT ${ROW_COLUMNS}, ${statusExpression(schema)} AS status FROM submissions s` +
-        `${where.sql} ORDER BY s.seq LIMIT ?`,
-      [...where.args, pageSize],
-    )).map(toRow);
+    const rows = await submissionPage(client, schema, filters, { after, limit: pageSize });
     if (rows.length === 0) return;
     yield rows;
     after = rows[rows.length - 1].seq;
     if (rows.length < pageSize) return;
   }
+}
+
+/** Where the queue continues: in the new items, or after them in the reviewed ones. */
+export interface QueueCursor {
+  /** `new` items come first, then `done` (every other status). */
+  readonly phase: "new" | "done";
+  /** The last `seq` shown in that phase. */
+  readonly after: number;
+}
+
+/**
+ * One page of the review queue: new items first, oldest first, then the others, oldest first.
+ * With a status filter, only that status (one phase).
+ *
+ * @param client The database.
+ * @param schema Tables present.
+ * @param filters The filters.
+ * @param cursor Where to continue (from the start when undefined).
+ * @param limit Page size.
+ * @returns The rows and the cursor of the next page (undefined at the end).
+ */
+export async function queuePage(
+  client: Client,
+  schema: Schema,
+  filters: Filters,
+  cursor: QueueCursor | undefined,
+  limit: number,
+): Promise<{ rows: SubmissionRow[]; next?: QueueCursor }> {
+  let phase = cursor?.phase ?? "new";
+  let after = cursor?.after ?? 0;
+  const rows: SubmissionRow[] = [];
+  const single = filters.status !== undefined || filters.unreviewed === true;
+  while (rows.length < limit) {
+    const extra = single
+      ? undefined
+      : { sql: `${statusExpression(schema)} IS ${phase === "new" ? "" : "NOT "}NULL`, args: [] };
+    const page = await submissionPage(client, schema, filters, {
+      after,
+      limit: limit - rows.length + 1,
+      extra,
+    });
+    const room = limit - rows.length;
+    rows.push(...page.slice(0, room));
+    if (page.length > room) return { rows, next: { phase, after: rows[rows.length - 1].seq } };
+    if (single || phase === "done") return { rows };
+    phase = "done";
+    after = 0;
+  }
+  return { rows, next: { phase, after } };
 }
 
 /**
@@ -301,64 +397,30 @@ export async function findSubmission(
 ): Promise<SubmissionRow | undefined> {
   const rows = await query(
     client,
-    `SELECT ${ROW_COLUMNS}, ${
-      statusExpression(schema)
-    } AS status FROM submissions s WHERE s.id = ?`,
+    `SELECT ${rowColumns(schema)} FROM ${rowSource(schema)} WHERE s.id = ?`,
     [id],
   );
   return rows[0] === undefined ? undefined : toRow(rows[0]);
 }
 
 /**
- * Every review event of a submission, oldest first.
+ * The receipt ids starting with `prefix`, at most `limit` (a range over the unique id index:
+ * ids are base64url, all below U+007F, so `prefix <= id < prefix + U+007F` is exactly them).
  *
  * @param client The database.
- * @param schema Tables present.
- * @param id The receipt id.
- * @returns The events.
+ * @param prefix The start of an id.
+ * @param limit At most this many.
+ * @returns The ids, in order.
  */
-export async function reviewEvents(
+export async function idsWithPrefix(
   client: Client,
-  schema: Schema,
-  id: string,
-): Promise<ReviewEvent[]> {
-  if (!schema.events) return [];
+  prefix: string,
+  limit: number,
+): Promise<string[]> {
   const rows = await query(
     client,
-    "SELECT seq, submission_id, status, note, reviewer, created_at FROM review_events " +
-      "WHERE submission_id = ? ORDER BY seq",
-    [id],
+    "SELECT id FROM submissions WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+    [prefix, prefix + "\u007f", limit],
   );
-  return rows.map((row) => ({
-    seq: Number(row.seq),
-    submissionId: String(row.submission_id),
-    status: String(row.status) as ReviewStatus,
-    note: nullableString(row.note),
-    reviewer: nullableString(row.reviewer),
-    createdAt: String(row.created_at),
-  }));
-}
-
-/**
- * Every recorded checkpoint, oldest first.
- *
- * @param client The database.
- * @param schema Tables present.
- * @returns The checkpoints.
- */
-export async function checkpoints(client: Client, schema: Schema): Promise<CheckpointRow[]> {
-  if (!schema.checkpoints) return [];
-  const rows = await query(
-    client,
-    "SELECT seq, tree_size, root_hash, created_at, signature, public_key FROM checkpoints ORDER BY seq",
-    [],
-  );
-  return rows.map((row) => ({
-    seq: Number(row.seq),
-    treeSize: Number(row.tree_size),
-    rootHash: String(row.root_hash),
-    createdAt: String(row.created_at),
-    signature: String(row.signature),
-    publicKey: String(row.public_key),
-  }));
+  return rows.map((row) => String(row.id));
 }

@@ -15,18 +15,31 @@ import { sha256Digest } from "../bytes.ts";
 import { checkIdentity } from "../message/identity.ts";
 import { checkMessage } from "../message/schema.ts";
 import { interpretContent, renderContent } from "./content.ts";
-import { databaseConfig, openForReading } from "./database.ts";
+import { databaseConfig, openForReading, type ReviewDatabase } from "./database.ts";
+import { resolveId } from "./ids.ts";
 import { CliError, type Context } from "./io.ts";
-import type { OptionValues } from "./options.ts";
-import { widthFrom } from "./options.ts";
-import { findSubmission, reviewEvents, type SubmissionRow } from "./queries.ts";
+import { FILTER_OPTIONS, filtersFrom, type OptionValues, widthFrom } from "./options.ts";
+import { findSubmission, queuePage, type SubmissionRow } from "./queries.ts";
+import { type ReviewEvent, reviewEvents } from "./events.ts";
 import { Findings, safeBlock } from "./render.ts";
 
 /** The options of `show`. */
 export const SHOW_OPTIONS: Record<string, never> = {};
 
+/** The options of `next`: the filters. */
+export const NEXT_OPTIONS = FILTER_OPTIONS;
+
 async function signatureLines(row: SubmissionRow): Promise<[string, string][]> {
   if (row.identityFingerprint === null) return [["signature", "unsigned"]];
+  if (row.redaction !== null) {
+    return [
+      ["signature", row.identityVerified ? "verified at intake" : "did NOT verify at intake"],
+      [
+        "signer key",
+        row.identityFingerprint,
+      ],
+    ];
+  }
   const lines: [string, string][] = [
     [
       "signature",
@@ -61,22 +74,67 @@ async function signatureLines(row: SubmissionRow): Promise<[string, string][]> {
  *
  * @param context Outputs, environment, clock.
  * @param values Parsed options.
- * @param id The receipt id.
+ * @param typed The receipt id or a unique prefix.
  * @returns The exit status.
  * @throws {CliError} When no submission has that id.
  */
 export async function showCommand(
   context: Context,
   values: OptionValues,
-  id: string,
+  typed: string,
 ): Promise<number> {
-  const width = widthFrom(values, context.terminalColumns);
   const database = await openForReading(databaseConfig(values.database as string, context.env));
   try {
+    const id = await resolveId(database.client, typed, "show");
     const row = await findSubmission(database.client, database.schema, id);
     if (row === undefined) throw new CliError(`Cannot show: no submission has receipt id ${id}`);
-    const events = await reviewEvents(database.client, database.schema, id);
-    const actual = await sha256Digest(row.content);
+    await context.stdout.line(
+      await describeRow(database, row, widthFrom(values, context.terminalColumns)),
+    );
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * Runs `next`: the oldest new submission (matching the filters), shown in full, and how many
+ * more are waiting.
+ *
+ * @param context Outputs, environment, clock.
+ * @param values Parsed options.
+ * @returns The exit status (0 also when the queue is empty).
+ */
+export async function nextCommand(context: Context, values: OptionValues): Promise<number> {
+  const filters = { ...filtersFrom(values, context.now()), status: undefined, unreviewed: true };
+  const database = await openForReading(databaseConfig(values.database as string, context.env));
+  try {
+    const { rows, next } = await queuePage(database.client, database.schema, filters, undefined, 1);
+    if (rows.length === 0) {
+      await context.stdout.line("the queue is empty: no new submission matches");
+      return 0;
+    }
+    await context.stdout.line(
+      await describeRow(database, rows[0], widthFrom(values, context.terminalColumns)),
+    );
+    await context.stdout.line(
+      `next: deno task review mark ${rows[0].id.slice(0, 12)} --status reviewed` +
+        (next === undefined ? " (the last new one)" : ""),
+    );
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
+
+async function describeRow(
+  database: ReviewDatabase,
+  row: SubmissionRow,
+  width: number,
+): Promise<string> {
+  {
+    const events = await reviewEvents(database.client, database.schema, row.id);
+    const actual = sha256Digest(row.content);
     const view = interpretContent(row.contentType, row.content);
     const content = renderContent(view, width);
     // Stored columns are our own writing, but a tampered database could hold anything: they go
@@ -99,26 +157,31 @@ export async function showCommand(
     field(
       "size",
       `${row.size} bytes` +
-        (row.size === row.content.length ? "" : ` (MISMATCH: ${row.content.length} stored)`),
+        (row.size === row.content.length || row.redaction !== null
+          ? ""
+          : ` (MISMATCH: ${row.content.length} stored)`),
     );
     field(
       "digest",
       row.digest +
-        (actual === row.digest ? " (matches the content)" : ` (MISMATCH: content is ${actual})`),
+        (row.redaction !== null && row.content.length === 0
+          ? " (of the content as received; the content was redacted)"
+          : actual === row.digest
+          ? " (matches the content)"
+          : ` (MISMATCH: content is ${actual})`),
     );
     field("context", row.contextId);
     field("source", `${row.sourceHash} (salted hash of the sending address)`);
     if (row.idempotencyKey !== null) field("idempotency key", row.idempotencyKey);
     for (const [label, text] of await signatureLines(row)) field(label, text);
     field("status", row.status ?? "new (no review event)");
-    events.forEach((event, i) =>
+    if (row.redaction !== null) {
       field(
-        i === 0 ? "history" : "",
-        `${event.createdAt} ${event.status}` +
-          (event.reviewer === null ? "" : ` by ${event.reviewer}`) +
-          (event.note === null ? "" : `: ${event.note}`),
-      )
-    );
+        "REDACTED",
+        `${row.redaction.createdAt} by ${row.redaction.by}, reason: ${row.redaction.reason}`,
+      );
+    }
+    events.forEach((event, i) => field(i === 0 ? "history" : "", historyLine(event)));
     findings.addAll(content.findings);
     const summary = findings.summary();
     const warning = summary === undefined
@@ -126,12 +189,24 @@ export async function showCommand(
       : safeBlock(summary, new Findings(), { width, continuation: "         " });
     if (summary !== undefined) lines.push("", ...warning);
     lines.push("", "--- content " + "-".repeat(Math.max(0, width - 13)));
-    lines.push(...content.lines);
+    if (row.redaction !== null && row.content.length === 0) {
+      lines.push("(content redacted: see REDACTED above)");
+    } else lines.push(...content.lines);
     lines.push("--- end " + "-".repeat(Math.max(0, width - 9)));
     lines.push(...warning);
-    await context.stdout.line(lines.join("\n"));
-    return 0;
-  } finally {
-    await database.close();
+    return lines.join("\n");
   }
+}
+
+/**
+ * One review event as a history line: `#7 2025-06-01T… reviewed by ana: note`.
+ *
+ * @param event The event.
+ * @returns Untrusted text (the note and name); render it.
+ */
+export function historyLine(event: ReviewEvent): string {
+  return `#${event.seq} ${event.createdAt} ${event.status ?? "note"}` +
+    (event.reviewer === null ? "" : ` by ${event.reviewer}`) +
+    (event.supersedes === null ? "" : ` (corrects the note of #${event.supersedes})`) +
+    (event.note === null ? "" : `: ${event.note}`);
 }

@@ -1,34 +1,39 @@
 /**
- * `review verify`: integrity of the whole store, then a new signed checkpoint.
+ * `review verify`: integrity of the whole store, then, when the holder of the signing key runs
+ * it, a new signed checkpoint.
  *
- * 1. Every submission, in `seq` order (keyset pages of 500): the SHA-256 digest of the stored
- *    bytes is recomputed and compared with the stored `digest`, the stored `size` with the
- *    byte count, and `seq` must have no gaps (SQLite gives a new row the largest rowid plus
- *    one, so a gap means rows were deleted).
+ * 1. Every submission, in `seq` order (keyset pages, queries.ts): the SHA-256 digest of the
+ *    stored bytes is recomputed and compared with the stored `digest`, the stored `size` with
+ *    the byte count, and `seq` must have no gaps (SQLite gives a new row the largest rowid plus
+ *    one, so a gap means rows were deleted). A redacted row (a redaction record, and zero
+ *    content bytes: the one change the database allows) is reported as redacted, not as a
+ *    problem: its digest and size stay those of what was received.
  * 2. The Merkle tree of RFC 6962 §2.1 is rebuilt over the rows' leaf data (merkle.ts), and at
  *    every recorded checkpoint's `tree_size` the root over that prefix must equal the recorded
  *    `root_hash`. A checkpoint must also carry a valid Ed25519 signature (signing/checkpoint.ts)
- *    by a trusted key: `--trust KEY` (repeatable) when given, else the Beacon's own key.
- *    Roots kept outside the database can be checked the same way with `--root SIZE:HEX`
- *    (repeatable): they stay valid evidence even if the checkpoints table itself was rewritten.
+ *    by a trusted key: `--trust KEY` (repeatable) when given, else the public half of
+ *    `BEACON_SIGNING_KEY`, else the public half of the key the server stored. Without any of
+ *    them the run fails and says so: it never makes up a key of its own. Roots kept outside the
+ *    database can be checked the same way with `--root SIZE:HEX` (repeatable).
  * 3. Every mismatch is reported with its row or checkpoint, and the exit status is 1 if there
- *    was any. Only when there was none, a new checkpoint (tree size, root, time) is signed with
- *    the Beacon's key and appended, unless `--no-checkpoint` (which also makes the run
- *    read-only). A checkpoint is never appended over a store known to be inconsistent: the
- *    Beacon's signature would vouch for the damage.
+ *    was any. A store with submissions but no checkpoint and no `--root` fails too: nothing
+ *    vouches for it. Only when nothing is wrong, the log grew since the latest checkpoint, and
+ *    `BEACON_SIGNING_KEY` is given (the tool holds no private key unless a reviewer is handed
+ *    one on purpose), a new checkpoint is signed and appended; `--no-checkpoint` makes the run
+ *    read-only whatever the environment says. A checkpoint is never appended over a store known
+ *    to be inconsistent: the signature would vouch for the damage.
  *
  * @module
  */
-import { hex, sha256Digest } from "../bytes.ts";
-import { fromBase64url } from "../bytes.ts";
+import { fromBase64url, hex, sha256Digest } from "../bytes.ts";
 import { signCheckpoint, verifyCheckpoint } from "../signing/checkpoint.ts";
 import {
-  loadSigningKey,
   parseSigningKey,
   SIGNING_KEY_SECRET,
   type SigningKey,
   signingKeyFromSeed,
 } from "../signing/key.ts";
+import { appendCheckpoint } from "./appends.ts";
 import {
   databaseConfig,
   openForAppending,
@@ -38,7 +43,8 @@ import {
 import { CliError, type Context } from "./io.ts";
 import { leafHash, MerkleAccumulator, submissionLeafData } from "./merkle.ts";
 import { type OptionValues, widthFrom } from "./options.ts";
-import { type CheckpointRow, checkpoints } from "./queries.ts";
+import { type CheckpointRow, checkpoints } from "./events.ts";
+import { submissionPages } from "./queries.ts";
 import { Findings, safeBlock, safeText } from "./render.ts";
 
 /** The options of `verify`. */
@@ -71,31 +77,37 @@ function externalRoots(values: OptionValues): Expectation[] {
   });
 }
 
-const PAGE_SIZE = 500;
-
-async function beaconKey(
-  context: Context,
-  database: ReviewDatabase,
-): Promise<SigningKey | undefined> {
+/** The key given on purpose with `BEACON_SIGNING_KEY`, the only one the tool signs with. */
+export async function configuredKey(context: Context): Promise<SigningKey | undefined> {
   const configured = context.env("BEACON_SIGNING_KEY");
-  if (configured !== undefined && configured !== "") {
-    try {
-      return await signingKeyFromSeed(parseSigningKey(configured));
-    } catch (error) {
-      throw new CliError((error as Error).message);
-    }
+  if (configured === undefined || configured === "") return undefined;
+  try {
+    return await signingKeyFromSeed(parseSigningKey(configured));
+  } catch (error) {
+    throw new CliError((error as Error).message);
   }
-  if (database.store !== undefined) return await loadSigningKey(database.store, context.now);
-  // Read-only run: use the stored key if there is one, never create it.
+}
+
+/** The public half of the key the server stored, if there is one; never creates it. */
+export async function storedPublicKey(database: ReviewDatabase): Promise<string | undefined> {
+  const tables = await database.client.execute(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'secrets'",
+  );
+  if (tables.rows.length === 0) return undefined;
   const rows = (await database.client.execute({
     sql: "SELECT value FROM secrets WHERE name = ?",
     args: [SIGNING_KEY_SECRET],
   })).rows;
   const value = rows[0]?.value;
-  return value instanceof ArrayBuffer ? await signingKeyFromSeed(new Uint8Array(value)) : undefined;
+  if (!(value instanceof ArrayBuffer) || value.byteLength !== 32) return undefined;
+  return (await signingKeyFromSeed(new Uint8Array(value))).publicKey;
 }
 
-function trustedKeys(values: OptionValues, key: SigningKey | undefined): Set<string> {
+async function trustedKeys(
+  values: OptionValues,
+  key: SigningKey | undefined,
+  database: ReviewDatabase,
+): Promise<{ keys: Set<string>; source: string }> {
   const given = (values.trust as string[] | undefined) ?? [];
   for (const text of given) {
     if (fromBase64url(text)?.length !== 32) {
@@ -105,8 +117,11 @@ function trustedKeys(values: OptionValues, key: SigningKey | undefined): Set<str
       );
     }
   }
-  if (given.length > 0) return new Set(given);
-  return new Set(key === undefined ? [] : [key.publicKey]);
+  if (given.length > 0) return { keys: new Set(given), source: "--trust" };
+  if (key !== undefined) return { keys: new Set([key.publicKey]), source: "BEACON_SIGNING_KEY" };
+  const stored = await storedPublicKey(database);
+  if (stored !== undefined) return { keys: new Set([stored]), source: "the stored key" };
+  return { keys: new Set(), source: "none" };
 }
 
 function describe(checkpoint: CheckpointRow): string {
@@ -122,15 +137,16 @@ function describe(checkpoint: CheckpointRow): string {
  * @returns 0 when everything matched, 1 when any problem was found.
  */
 export async function verifyCommand(context: Context, values: OptionValues): Promise<number> {
-  const readOnly = values["no-checkpoint"] === true;
+  const external = externalRoots(values);
+  const configured = await configuredKey(context);
+  // Only the holder of the key appends; everyone else reads.
+  const key = values["no-checkpoint"] === true ? undefined : configured;
   const config = databaseConfig(values.database as string, context.env);
-  const database = readOnly
+  const database = key === undefined
     ? await openForReading(config)
     : await openForAppending(config, context.now);
   try {
-    const external = externalRoots(values);
-    const key = await beaconKey(context, database);
-    const trusted = trustedKeys(values, key);
+    const trust = await trustedKeys(values, configured, database);
     const width = widthFrom(values, context.terminalColumns);
     const say = (text: string) =>
       context.stdout.line(
@@ -145,6 +161,12 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
 
     // Checkpoints: signatures first, then roots as the tree grows past each size.
     const recorded = await checkpoints(database.client, database.schema);
+    if (recorded.length > 0 && trust.keys.size === 0) {
+      throw new CliError(
+        "Cannot verify the checkpoints: there is no key to trust (the stored signing key is " +
+          "missing, and neither BEACON_SIGNING_KEY nor --trust PUBLIC_KEY is given)",
+      );
+    }
     const pending = new Map<number, Expectation[]>();
     const expect = (expectation: Expectation) =>
       pending.set(expectation.treeSize, [
@@ -159,10 +181,10 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
       };
       if (!await verifyCheckpoint(checkpoint.publicKey, fields, checkpoint.signature)) {
         await problem(`${describe(checkpoint)}: the signature does not verify`);
-      } else if (!trusted.has(checkpoint.publicKey)) {
+      } else if (!trust.keys.has(checkpoint.publicKey)) {
         await problem(
-          `${describe(checkpoint)}: signed by ${safeText(checkpoint.publicKey)}, ` +
-            (trusted.size === 0 ? "and there is no Beacon key to trust" : "not a trusted key"),
+          `${describe(checkpoint)}: signed by ${safeText(checkpoint.publicKey)}, not a key ` +
+            `trusted by ${trust.source}`,
         );
       }
       expect({ ...checkpoint, label: describe(checkpoint), external: false });
@@ -190,54 +212,50 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
 
     // Every row, in order.
     let expected = 1;
-    let after = 0;
     let digestMismatches = 0;
-    while (true) {
-      const rows = (await database.client.execute({
-        sql: "SELECT seq, id, received_at, digest, content, size FROM submissions " +
-          "WHERE seq > ? ORDER BY seq LIMIT ?",
-        args: [after, PAGE_SIZE],
-      })).rows;
-      for (const row of rows) {
-        const seq = Number(row.seq);
-        const id = String(row.id);
-        const where = `row ${seq} (receipt ${safeText(id)})`;
-        if (seq !== expected) {
+    const redacted: string[] = [];
+    for await (const page of submissionPages(database.client, database.schema, {})) {
+      for (const row of page) {
+        const where = `row ${row.seq} (receipt ${safeText(row.id)})`;
+        if (row.seq !== expected) {
           await problem(
-            seq - expected === 1
+            row.seq - expected === 1
               ? `row ${expected} is missing (deleted?)`
-              : `rows ${expected} to ${seq - 1} are missing (deleted?)`,
+              : `rows ${expected} to ${row.seq - 1} are missing (deleted?)`,
           );
         }
-        expected = seq + 1;
-        const content = row.content instanceof ArrayBuffer
-          ? new Uint8Array(row.content)
-          : new TextEncoder().encode(String(row.content ?? ""));
-        const digest = String(row.digest);
-        const actual = await sha256Digest(content);
-        if (actual !== digest) {
-          digestMismatches++;
-          await problem(
-            `${where}: stored digest ${safeText(digest)} but the content hashes to ${actual}`,
+        expected = row.seq + 1;
+        if (row.redaction !== null && row.content.length === 0) {
+          redacted.push(
+            `${where}: content redacted ${safeText(row.redaction.createdAt)} by ` +
+              `${safeText(row.redaction.by)}; digest and size kept as received`,
           );
-        }
-        if (Number(row.size) !== content.length) {
-          await problem(
-            `${where}: stored size ${Number(row.size)} but ${content.length} bytes are stored`,
-          );
+        } else {
+          const actual = sha256Digest(row.content);
+          if (actual !== row.digest) {
+            digestMismatches++;
+            await problem(
+              `${where}: stored digest ${safeText(row.digest)} but the content hashes to ${actual}`,
+            );
+          }
+          if (row.size !== row.content.length) {
+            await problem(
+              `${where}: stored size ${row.size} but ${row.content.length} bytes are stored`,
+            );
+          }
         }
         let leafData: Uint8Array;
         try {
-          leafData = submissionLeafData({ seq, id, receivedAt: String(row.received_at), digest });
+          leafData = submissionLeafData(row);
         } catch {
           await problem(`${where}: its columns cannot be encoded as a leaf (unpaired surrogate)`);
-          leafData = new TextEncoder().encode(`${seq} ${id} ${row.received_at} ${digest}`);
+          leafData = new TextEncoder().encode(
+            `${row.seq} ${row.id} ${row.receivedAt} ${row.digest}`,
+          );
         }
         await tree.append(await leafHash(leafData));
         await compareAt();
       }
-      if (rows.length < PAGE_SIZE) break;
-      after = Number(rows[rows.length - 1].seq);
     }
     for (const due of pending.values()) {
       for (const expectation of due) {
@@ -251,10 +269,12 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
     const root = hex(await tree.root());
     await say(
       `checked ${tree.size} submission${tree.size === 1 ? "" : "s"} ` +
-        `(${digestMismatches} digest mismatch${digestMismatches === 1 ? "" : "es"}) and ` +
+        `(${digestMismatches} digest mismatch${digestMismatches === 1 ? "" : "es"}, ` +
+        `${redacted.length} redacted) and ` +
         `${recorded.length} checkpoint${recorded.length === 1 ? "" : "s"} ` +
         `(${matched} root${matched === 1 ? "" : "s"} matched)`,
     );
+    for (const line of redacted) await say("redacted: " + line);
     if (external.length > 0) {
       await say(`${externalMatched} of ${external.length} roots given with --root matched`);
     }
@@ -262,32 +282,54 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
     if (problems > 0) {
       await say(
         `${problems} problem${problems === 1 ? "" : "s"} found` +
-          (readOnly ? "" : "; no checkpoint appended (it would vouch for them)"),
+          (key === undefined ? "" : "; no checkpoint appended (it would vouch for them)"),
       );
       return 1;
     }
-    if (readOnly) {
-      await say("no problems found (--no-checkpoint: nothing appended)");
+    const latest = recorded.at(-1);
+    const covered = Math.max(latest?.treeSize ?? 0, ...external.map((root) => root.treeSize));
+    if (key === undefined) {
+      if (tree.size > 0 && recorded.length === 0 && external.length === 0) {
+        await say(
+          "FAILED: no checkpoint and no --root covers these submissions, so nothing shows they " +
+            "were not changed; the holder of the signing key must run verify with " +
+            "BEACON_SIGNING_KEY to sign the first checkpoint",
+        );
+        return 1;
+      }
+      await say(
+        "no problems found" +
+          (tree.size > covered
+            ? `; ${tree.size - covered} submission${
+              tree.size - covered === 1 ? "" : "s"
+            } after the latest checkpoint not yet covered (no checkpoint appended: ` +
+              (values["no-checkpoint"] === true
+                ? "--no-checkpoint)"
+                : "BEACON_SIGNING_KEY is not given)")
+            : ""),
+      );
       return 0;
     }
-    const signer = key!; // appending runs always have a key: loadSigningKey creates it
+    if (latest !== undefined && latest.treeSize === tree.size) {
+      await say(
+        `no problems found; no checkpoint appended: the log has not grown since checkpoint ` +
+          `${latest.seq}`,
+      );
+      return 0;
+    }
     const head = {
       treeSize: tree.size,
       rootHash: root,
       createdAt: new Date(context.now()).toISOString(),
     };
-    const signature = await signCheckpoint(signer, head);
-    const inserted = await database.client.execute({
-      sql: "INSERT INTO checkpoints (tree_size, root_hash, created_at, signature, public_key) " +
-        "VALUES (?, ?, ?, ?, ?)",
-      args: [head.treeSize, head.rootHash, head.createdAt, signature, signer.publicKey],
-    });
+    const signature = await signCheckpoint(key, head);
+    const seq = await appendCheckpoint(database.client, head, signature, key.publicKey);
     await say(
-      `no problems found; appended checkpoint ${String(inserted.lastInsertRowid)} ` +
-        `(tree size ${head.treeSize}, ${head.createdAt})`,
+      `no problems found; appended checkpoint ${seq} (tree size ${head.treeSize}, ` +
+        `${head.createdAt})`,
     );
-    await say(`signed by key ${signer.publicKey}`);
-    await say(`(fingerprint ${signer.fingerprint})`);
+    await say(`signed by key ${key.publicKey}`);
+    await say(`(fingerprint ${key.fingerprint})`);
     return 0;
   } finally {
     await database.close();

@@ -23,10 +23,10 @@ import { embeddedFilePath } from "../store/client.ts";
 import { ENVIRONMENT_VARIABLES } from "./config.ts";
 
 /** Variables outside the Beacon's own that its dependencies read. */
-const DEPENDENCY_VARIABLES = ["LIBSQL_JS_DEV"];
+export const DEPENDENCY_VARIABLES = ["LIBSQL_JS_DEV"];
 
 /** System facts `process.report.getReport()` reads (see above). */
-const SYS_FACTS = [
+export const SYS_FACTS = [
   "cpus",
   "osRelease",
   "networkInterfaces",
@@ -61,7 +61,8 @@ export interface PermissionFacts {
   readonly cwd: string;
 }
 
-function databaseFolder(url: string, cwd: string): string {
+/** The absolute folder of a `file:` database (relative paths from `cwd`). */
+export function databaseFolder(url: string, cwd: string): string {
   const path = embeddedFilePath(url);
   const absolute = path.startsWith("/") ? path : `${cwd}/${path}`;
   return absolute.slice(0, absolute.lastIndexOf("/")) || "/";

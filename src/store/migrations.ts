@@ -122,6 +122,76 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT`,
     ],
   },
+  {
+    version: 5,
+    name: "review queue events, redaction records, review search index",
+    // The review side (src/review/, docs/review.md).
+    //
+    // Review events gain a "new" status (set an item back), a "follow-up" status, note-only
+    // events (status NULL) and `supersedes`, so a note is corrected by a new event, never an
+    // update. SQLite cannot change a CHECK constraint in place; the table is rebuilt the way
+    // https://sqlite.org/lang_altertable.html §7 describes, every row and `seq` copied in one
+    // transaction (DROP TABLE fires no DELETE trigger, and the triggers are recreated).
+    //
+    // Redaction (docs/review.md, docs/threat-model.md): an operator under a legal duty appends a
+    // record (who, when, why) and then the content bytes of that one row are set to empty. The
+    // UPDATE trigger of version 1 is replaced by one that refuses every update but exactly
+    // that: content to zero bytes, every other column unchanged, for an id with a record.
+    // `digest`, `size` and `seq` stay, so the Merkle tree and the receipt still verify. DELETE
+    // stays refused.
+    //
+    // `review_search_state` remembers how far (by `seq`) the review tool has built its
+    // full-text index, so the index is filled from the review side, never by a trigger on the
+    // server's insert path.
+    statements: [
+      `CREATE TABLE review_events_next (
+        seq INTEGER PRIMARY KEY,
+        submission_id TEXT NOT NULL REFERENCES submissions (id),
+        status TEXT CHECK (status IN ('new', 'reviewed', 'follow-up', 'dismissed', 'escalated')),
+        note TEXT,
+        reviewer TEXT,
+        created_at TEXT NOT NULL,
+        supersedes INTEGER REFERENCES review_events (seq),
+        CHECK (status IS NOT NULL OR note IS NOT NULL)
+      ) STRICT`,
+      `INSERT INTO review_events_next (seq, submission_id, status, note, reviewer, created_at)
+        SELECT seq, submission_id, status, note, reviewer, created_at FROM review_events
+        ORDER BY seq`,
+      "DROP TABLE review_events",
+      "ALTER TABLE review_events_next RENAME TO review_events",
+      ...appendOnly("review_events"),
+      `CREATE INDEX IF NOT EXISTS review_events_submission
+        ON review_events (submission_id, seq)`,
+      `CREATE TABLE IF NOT EXISTS redactions (
+        seq INTEGER PRIMARY KEY,
+        submission_id TEXT NOT NULL UNIQUE REFERENCES submissions (id),
+        reason TEXT NOT NULL CHECK (length(reason) > 0),
+        redacted_by TEXT NOT NULL CHECK (length(redacted_by) > 0),
+        created_at TEXT NOT NULL
+      ) STRICT`,
+      ...appendOnly("redactions"),
+      "DROP TRIGGER IF EXISTS submissions_no_update",
+      `CREATE TRIGGER IF NOT EXISTS submissions_only_redaction
+        BEFORE UPDATE ON submissions
+        WHEN NOT (
+          typeof(NEW.content) = 'blob' AND length(NEW.content) = 0
+          AND EXISTS (SELECT 1 FROM redactions r WHERE r.submission_id = OLD.id)
+          AND NEW.seq IS OLD.seq AND NEW.id IS OLD.id AND NEW.context_id IS OLD.context_id
+          AND NEW.received_at IS OLD.received_at AND NEW.surface IS OLD.surface
+          AND NEW.kind IS OLD.kind AND NEW.content_type IS OLD.content_type
+          AND NEW.size IS OLD.size AND NEW.digest IS OLD.digest
+          AND NEW.source_hash IS OLD.source_hash
+          AND NEW.identity_fingerprint IS OLD.identity_fingerprint
+          AND NEW.identity_verified IS OLD.identity_verified
+          AND NEW.idempotency_key IS OLD.idempotency_key
+        )
+        BEGIN SELECT RAISE(ABORT, 'submissions is append-only'); END`,
+      `CREATE TABLE IF NOT EXISTS review_search_state (
+        name TEXT PRIMARY KEY,
+        indexed_through INTEGER NOT NULL
+      ) STRICT`,
+    ],
+  },
 ];
 
 /** Applies every migration not yet recorded. Safe to call at every start. */

@@ -6,6 +6,7 @@ import { createClient } from "@libsql/client";
 import { createBeacon } from "../../mod.ts";
 import { sha256Digest } from "../../src/bytes.ts";
 import { signMessage } from "../../src/message/identity.ts";
+import { encodeSeed, generateSeed } from "../../src/signing/key.ts";
 import { SubmissionStore } from "../../src/store/store.ts";
 import { startHranaServer } from "../support/hrana_server.ts";
 import {
@@ -73,10 +74,21 @@ async function standardDatabase(): Promise<
   };
 }
 
+/** The receipt ids listed, as `list` shows them: their first 12 characters. */
 function listedIds(stdout: string): string[] {
-  return stdout.split("\n").slice(1).filter((line) => /^\S{30} /.test(line)).map((line) =>
-    line.slice(0, 30)
+  return stdout.split("\n").filter((line) => /^\S{12} \d\d-\d\d /.test(line)).map((line) =>
+    line.slice(0, 12)
   );
+}
+
+/** The ids as `list` shows them. */
+function short(ids: readonly string[]): string[] {
+  return ids.map((id) => id.slice(0, 12));
+}
+
+/** A fresh signing key, as BEACON_SIGNING_KEY takes it. */
+function signingKey(): string {
+  return encodeSeed(generateSeed());
 }
 
 Deno.test("list shows the newest first, one line each, with every column", async () => {
@@ -84,12 +96,14 @@ Deno.test("list shows the newest first, one line each, with every column", async
   const run = await review(database, ["list"]);
   assertStrictEquals(run.code, 0, run.stderr);
   assertRunInert(run);
-  assertEquals(listedIds(run.stdout), [...ids].reverse());
+  assertEquals(listedIds(run.stdout), short(ids).reverse());
   const lines = run.stdout.split("\n");
-  assertMatch(lines[0], /^RECEIPT +RECEIVED \(UTC\) +TYPE +SIZE +SIGNER +STATUS +SUBJECT/);
+  assertMatch(lines[0], /^RECEIPT +RECEIVED UTC +TYPE +SIZE +SIG +STATUS +SUBJECT/);
   const signed = lines.find((line) => line.includes("Signed hello"))!;
-  assertMatch(signed, / 2025-06-01 12:00 nat\/msg +\d+B +[0-9a-f]{8}\/ok +new +Signed hello$/);
+  assertMatch(signed, / 06-01 12:00 +nat\/msg +\d+B +ok +new +Signed hello$/);
   assertMatch(lines.find((line) => line.includes("January text one"))!, / nat\/text +16B +- +new /);
+  // Fits 80 columns when the output is not a terminal, and never wraps.
+  for (const line of lines) assert(line.length <= 80, `too wide: ${line}`);
 });
 
 Deno.test("list filters by time, kind, surface, key, status, and limits", async () => {
@@ -97,7 +111,8 @@ Deno.test("list filters by time, kind, surface, key, status, and limits", async 
   const ids_of = async (args: string[]) => {
     const run = await review(database, ["list", ...args]);
     assertStrictEquals(run.code, 0, run.stderr);
-    return listedIds(run.stdout);
+    const shown = listedIds(run.stdout);
+    return shown.map((prefix) => ids.find((id) => id.startsWith(prefix))!);
   };
   assertEquals(await ids_of(["--since", "2025-03-01"]), [ids[4], ids[3], ids[2]]);
   assertEquals(await ids_of(["--since", times[3]]), [ids[4], ids[3]]);
@@ -121,7 +136,21 @@ Deno.test("list filters by time, kind, surface, key, status, and limits", async 
   assertEquals(await ids_of(["--status", "escalated"]), [ids[2]]);
   assertEquals(await ids_of(["--status", "dismissed", "--since", "2025-01-01"]), [ids[0]]);
   const limited = await review(database, ["list", "--limit", "2"]);
-  assertMatch(limited.stdout, /newest 2 shown/);
+  assertMatch(
+    limited.stdout,
+    new RegExp(`^more: deno task review list --after ${ids[3].slice(0, 12)}$`, "m"),
+  );
+  assertEquals(await ids_of(["--limit", "2", "--after", ids[3].slice(0, 12)]), [ids[2], ids[1]]);
+  assertEquals(await ids_of(["--status", "new"]), [ids[4], ids[3], ids[1]]);
+  await review(database, ["mark", ids[2], "--status", "new"]);
+  assertEquals(await ids_of(["--unreviewed"]), [ids[4], ids[3], ids[2], ids[1]]);
+  assertEquals(await ids_of(["--signed"]), [ids[3]]);
+  assertEquals(await ids_of(["--unsigned", "--kind", "structured"]), [ids[2]]);
+  assertEquals(await ids_of(["--intent", "introduction"]), [ids[3]]);
+  assertEquals(await ids_of(["--sender", "SIGN"]), [ids[3]]);
+  assertEquals(await ids_of(["--until", "2025-03-01"]), [ids[1], ids[0]]);
+  const sourceOf = JSON.parse((await review(database, ["list", "--json"])).stdout)[4].sourceHash;
+  assertEquals(await ids_of(["--source", sourceOf]), [ids[1], ids[0]]);
 });
 
 Deno.test("list refuses bad filters with exit status 2", async () => {
@@ -136,6 +165,9 @@ Deno.test("list refuses bad filters with exit status 2", async () => {
       ["--limit", "0"],
       ["--status", "done"],
       ["--unreviewed", "--status", "reviewed"],
+      ["--signed", "--unsigned"],
+      ["--columns", "colour"],
+      ["--after", "!!"],
       ["--frobnicate"],
       ["extra"],
     ]
@@ -181,7 +213,13 @@ Deno.test("show prints receipt fields, signature result, history and content", a
   const plain = await review(database, ["show", ids[0]]);
   assertMatch(plain.stdout, /^signature +unsigned$/m);
   assertMatch(plain.stdout, /^status +reviewed$/m);
-  assertMatch(plain.stdout, /^history +\S+Z escalated: check the source\n +\S+Z reviewed by ana$/m);
+  assertMatch(
+    plain.stdout,
+    /^history +#1 \S+Z escalated: check the source\n +#2 \S+Z reviewed by ana$/m,
+  );
+  // A unique prefix does as well as the whole id.
+  const byPrefix = await review(database, ["show", ids[0].slice(0, 12)]);
+  assertStrictEquals(byPrefix.stdout, plain.stdout);
   assertMatch(plain.stdout, /^text\n {2}\| January text one$/m);
 
   const unknown = await review(database, ["show", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"]);
@@ -261,6 +299,8 @@ Deno.test("export writes NDJSON oldest first, exact content, to stdout or a new 
     "identity",
     "idempotencyKey",
     "status",
+    "redaction",
+    "history",
     "contentEncoding",
     "content",
   ]);
@@ -330,8 +370,8 @@ Deno.test("mark appends review events; unknown ids and bad statuses are refused"
   assertMatch(second.stdout, /review event 2/);
   const unknown = await review(database, ["mark", "nope", "--status", "reviewed"]);
   assertStrictEquals(unknown.code, 1);
-  assertMatch(unknown.stderr, /Cannot mark: no submission has receipt id nope/);
-  for (const args of [["--status", "done"], [], ["--note", "x"]]) {
+  assertMatch(unknown.stderr, /Cannot mark: no submission has a receipt id starting nope/);
+  for (const args of [["--status", "done"], [], ["--corrects", "1", "--status", "reviewed"]]) {
     const run = await review(database, ["mark", ids[1], ...args]);
     assertStrictEquals(run.code, 2, args.join(" "));
   }
@@ -348,13 +388,14 @@ Deno.test("mark appends review events; unknown ids and bad statuses are refused"
     client.close();
   }
   const list = await review(database, ["list"]);
-  assertMatch(list.stdout, new RegExp(`^${ids[1]} .* reviewed `, "m"));
+  assertMatch(list.stdout, new RegExp(`^${ids[1].slice(0, 12)} .* reviewed `, "m"));
 });
 
 Deno.test("review_events and checkpoints refuse UPDATE and DELETE (triggers)", async () => {
   const { database, ids } = await standardDatabase();
   await review(database, ["mark", ids[0], "--status", "reviewed"]);
-  await review(database, ["verify"]);
+  const verified = await review(database, ["verify"], { BEACON_SIGNING_KEY: signingKey() });
+  assertStrictEquals(verified.code, 0, verified.stdout);
   const client = createClient({ url: database.url, intMode: "number" });
   try {
     for (
@@ -363,6 +404,9 @@ Deno.test("review_events and checkpoints refuse UPDATE and DELETE (triggers)", a
         "DELETE FROM review_events",
         "UPDATE checkpoints SET tree_size = 0",
         "DELETE FROM checkpoints",
+        // Without a redaction record, not even the content may be emptied.
+        "UPDATE submissions SET content = X''",
+        "DELETE FROM submissions",
       ]
     ) {
       await assertRejects(() => client.execute(sql), /append-only/, sql);
@@ -412,7 +456,7 @@ Deno.test("the tool works on a remote database over HTTP (Hrana), with the auth 
   try {
     const env = { BEACON_DATABASE_AUTH_TOKEN: "secret-token" };
     const hostPort = new URL(server.url).host;
-    const run = async (args: string[], extraEnv = env) => {
+    const run = async (args: string[], extraEnv: Record<string, string> = env) => {
       const inherited: Record<string, string> = {};
       for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"]) {
         const value = Deno.env.get(name);
@@ -439,12 +483,12 @@ Deno.test("the tool works on a remote database over HTTP (Hrana), with the auth 
     };
     const list = await run(["list"]);
     assertStrictEquals(list.code, 0, list.stderr);
-    assertEquals(listedIds(list.stdout), [...ids].reverse());
+    assertEquals(listedIds(list.stdout), short(ids).reverse());
     const mark = await run(["mark", ids[2], "--status", "reviewed"]);
     assertStrictEquals(mark.code, 0, mark.stderr);
-    const verify = await run(["verify"]);
+    const verify = await run(["verify"], { ...env, BEACON_SIGNING_KEY: signingKey() });
     assertStrictEquals(verify.code, 0, verify.stdout + verify.stderr);
-    const refused = await run(["list"], {} as typeof env);
+    const refused = await run(["list"], {});
     assertStrictEquals(refused.code, 1);
   } finally {
     await server.close();
@@ -480,5 +524,55 @@ Deno.test("show and mark accept receipt ids that start with a dash", async () =>
   ]);
   assertStrictEquals(mark.code, 0, mark.stderr);
   const again = await review(database, ["show", "-dashFirst_0123456789a"]);
-  assertMatch(again.stdout, /^history +\S+ reviewed: -1 odd$/m);
+  assertMatch(again.stdout, /^history +#1 \S+ reviewed: -1 odd$/m);
+});
+
+Deno.test("next shows the oldest new submission; prefixes work and ambiguous ones are refused", async () => {
+  const { database, ids } = await standardDatabase();
+  const first = await review(database, ["next"]);
+  assertStrictEquals(first.code, 0, first.stderr);
+  assertMatch(first.stdout, new RegExp(`^receipt +${ids[0]}$`, "m"));
+  assertMatch(
+    first.stdout,
+    new RegExp(`^next: deno task review mark ${ids[0].slice(0, 12)} `, "m"),
+  );
+  // Several ids at once, by prefix.
+  const marked = await review(database, [
+    "mark",
+    ids[0].slice(0, 12),
+    ids[1].slice(0, 12),
+    "--status",
+    "reviewed",
+  ]);
+  assertStrictEquals(marked.code, 0, marked.stderr);
+  assertStrictEquals(
+    marked.stdout.split("\n").filter((line) => /marked reviewed/.test(line)).length,
+    2,
+  );
+  const second = await review(database, ["next", "--kind", "unstructured"]);
+  assertMatch(second.stdout, new RegExp(`^receipt +${ids[4]}$`, "m"));
+  await review(database, ["mark", ids[2], ids[3], ids[4], "--status", "dismissed"]);
+  const empty = await review(database, ["next"]);
+  assertStrictEquals(empty.code, 0);
+  assertMatch(empty.stdout, /the queue is empty/);
+  // The June ids start with the same time, so their common start names several.
+  let shared = ids[2];
+  while (!ids.slice(2).every((id) => id.startsWith(shared))) shared = shared.slice(0, -1);
+  assert(shared.length >= 4, shared);
+  const ambiguous = await review(database, ["show", shared]);
+  assertStrictEquals(ambiguous.code, 1);
+  assertMatch(
+    ambiguous.stderr,
+    new RegExp(
+      `Cannot show: ${shared} is ambiguous; it starts ${ids.slice(2).sort().join(", ")}$`,
+      "m",
+    ),
+  );
+  const tooShort = await review(database, ["show", ids[0].slice(0, 3)]);
+  assertStrictEquals(tooShort.code, 2);
+  // Nothing was appended for a refused id among good ones.
+  const before = (await review(database, ["show", ids[0], "--width", "200"])).stdout;
+  const refused = await review(database, ["mark", ids[0], "nope", "--status", "escalated"]);
+  assertStrictEquals(refused.code, 1);
+  assertStrictEquals((await review(database, ["show", ids[0], "--width", "200"])).stdout, before);
 });

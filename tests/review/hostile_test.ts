@@ -104,7 +104,7 @@ Deno.test("list and list --json keep hostile subjects and first words inert", as
   assertStrictEquals(run.code, 0, run.stderr);
   assertRunInert(run);
   assertStrictEquals(run.stdout.split("\n").filter((line) => / ! /.test(line)).length, 3);
-  assertMatch(run.stdout, /! 3 of 3 submissions: [^]*bidi controls/);
+  assertMatch(run.stdout, /! 3 of 3 submissions: [^]*bidi\s+controls/);
   const json = await review(database, ["list", "--json"]);
   assertStrictEquals(json.code, 0, json.stderr);
   assertRunInert(json);
@@ -132,14 +132,11 @@ Deno.test("error messages echoing arguments stay inert", async () => {
   const database = await tempDatabase();
   await fill(database, [text("hello")]);
   const show = await review(database, ["show", "no\x1b]0;x\x07such\u202E"]);
-  assertStrictEquals(show.code, 1);
+  assertStrictEquals(show.code, 2);
   assertRunInert(show);
-  assertMatch(
-    show.stderr,
-    /Cannot show: no submission has receipt id no\\u001B\]0;x\\u0007such\\u202E/,
-  );
+  assertMatch(show.stderr, /Cannot show: no\\u001B\]0;x\\u0007such\\u202E is not a receipt id/);
   const mark = await review(database, ["mark", "\u202Eid", "--status", "reviewed"]);
-  assertStrictEquals(mark.code, 1);
+  assertStrictEquals(mark.code, 2);
   assertRunInert(mark);
   const usage = await review(database, ["list", "--\u202Ebogus"]);
   assertStrictEquals(usage.code, 2);

@@ -39,6 +39,11 @@ Deno.test("filtersFrom() checks every filter value", () => {
     filtersFrom({ kind: "structured", surface: "a2a", unreviewed: true }, NOW),
     {
       since: undefined,
+      until: undefined,
+      intent: undefined,
+      sender: undefined,
+      source: undefined,
+      signed: undefined,
       kind: "structured",
       surface: "a2a",
       key: undefined,
@@ -46,8 +51,14 @@ Deno.test("filtersFrom() checks every filter value", () => {
       status: undefined,
     },
   );
+  assertEquals(filtersFrom({ signed: true, intent: "report" }, NOW).signed, true);
+  assertEquals(filtersFrom({ unsigned: true }, NOW).signed, false);
+  assertEquals(filtersFrom({ status: "new" }, NOW).status, "new");
   assertThrows(() => filtersFrom({ kind: "both" }, NOW), /--kind/);
-  assertThrows(() => filtersFrom({ status: "new" }, NOW), /--status/);
+  assertThrows(() => filtersFrom({ status: "done" }, NOW), /--status/);
+  assertThrows(() => filtersFrom({ signed: true, unsigned: true }, NOW), /--signed/);
+  assertThrows(() => filtersFrom({ intent: "" }, NOW), /--intent/);
+  assertThrows(() => filtersFrom({ source: "a b" }, NOW), /--source/);
 });
 
 Deno.test("progressLine() draws a bar of plain characters", () => {

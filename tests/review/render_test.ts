@@ -8,6 +8,7 @@ import {
   safeBlock,
   safeExcerpt,
   safeJson,
+  safeSegments,
   safeText,
   sanitizeOutput,
 } from "../../src/review/render.ts";
@@ -215,5 +216,76 @@ Deno.test("every code point below U+10000 renders to inert output", () => {
     for (let cp = start; cp < start + 0x400; cp++) chunk += String.fromCharCode(cp) + " ";
     const output = safeText(chunk, new Findings(), { newlines: "keep" });
     assertInert(output.replaceAll("\n", ""), `chunk U+${start.toString(16)}`);
+  }
+});
+
+Deno.test("standard emoji sequences are shown as they are; lone or misplaced joiners are not", () => {
+  const sequences = [
+    "👩‍👩‍👧‍👦", // ZWJ family
+    "🧑🏽‍💻", // skin tone and ZWJ
+    "🇫🇷🇯🇵", // flags: regional indicator pairs
+    "👍🏿", // skin tone modifier
+    "1️⃣ #️⃣", // keycaps
+    "❤️ ☺️", // emoji presentation selector
+    "🏴󠁧󠁢󠁳󠁣󠁴󠁿", // subdivision flag (tag sequence)
+  ];
+  for (const sequence of sequences) {
+    const { text, findings } = render(`before ${sequence} after`);
+    assertStrictEquals(text, `before ${sequence} after`, sequence);
+    assertStrictEquals(findings.any, false, sequence);
+    assertStrictEquals(isSafeOutput(sequence), true, sequence);
+    assertStrictEquals(safeJson(sequence), JSON.stringify(sequence), sequence);
+  }
+  const misplaced: [string, string][] = [
+    ["a\u200Db", "a\\u200Db"], // a joiner between letters
+    ["\u200D👍", "\\u200D👍"], // a joiner before an emoji
+    ["👍\u200D", "👍\\u200D"], // a dangling joiner
+    ["x\uFE0F", "x\\uFE0F"], // a selector after a letter
+    ["\u{E0041}\u{E007F}", "\\u{E0041}\\u{E007F}"], // tags without a flag
+    ["🇫", "🇫"], // a lone regional indicator is a visible letter-like symbol
+  ];
+  for (const [input, shown] of misplaced) {
+    const { text, findings } = render(input);
+    assertStrictEquals(text, shown, input);
+    if (input !== "🇫") assertStrictEquals(findings.count("invisible") > 0, true, input);
+  }
+  assertStrictEquals(isSafeOutput("a\u200Db"), false);
+  assertStrictEquals(safeJson("a\u200Db"), '"a\\u200db"');
+});
+
+Deno.test("width follows Unicode East Asian Width (UAX #11), emoji sequences two columns", () => {
+  assertStrictEquals(codePointWidth("Ａ".codePointAt(0)!), 2); // fullwidth
+  assertStrictEquals(codePointWidth("ｱ".codePointAt(0)!), 1); // halfwidth
+  assertStrictEquals(codePointWidth("한".codePointAt(0)!), 2);
+  assertStrictEquals(codePointWidth("😀".codePointAt(0)!), 2);
+  assertStrictEquals(codePointWidth("·".codePointAt(0)!), 1); // ambiguous: narrow
+  assertStrictEquals(codePointWidth("\u0301".codePointAt(0)!), 0);
+  // An excerpt never cuts an emoji sequence and counts it as two columns.
+  assertStrictEquals(safeExcerpt("ab 👩‍👩‍👧 cd", 6), "ab 👩‍👩‍👧…");
+});
+
+Deno.test("safeSegments() marks each escape, for the console's textContent rendering", () => {
+  const lines = safeSegments("a\u202Eb\nc", new Findings(), { width: 80, indent: "| " });
+  assertEquals(lines, [
+    [{ text: "| ", kind: "prefix" }, { text: "a" }, { text: "\\u202E", kind: "escape" }, {
+      text: "b",
+    }],
+    [{ text: "| ", kind: "prefix" }, { text: "c" }],
+  ]);
+});
+
+Deno.test("look-alike letters in mixed-script words are shown escaped; one-script words are not", () => {
+  const spoof = render("log in at p\u0430yp\u0430l.com");
+  assertStrictEquals(spoof.text, "log in at p\\u0430yp\\u0430l.com");
+  assertStrictEquals(spoof.findings.count("confusable"), 2);
+  assertStrictEquals(
+    spoof.findings.summary(),
+    "warning: 2 look-alike letters in mixed-script words shown escaped",
+  );
+  assertStrictEquals(render("\u0391\u03A1\u03A1LE").text, "\\u0391\\u03A1\\u03A1LE");
+  for (const plain of ["привет мир", "καλημέρα κόσμε", "Ελλάδα and England", "Straße, café"]) {
+    const { text, findings } = render(plain);
+    assertStrictEquals(text, plain);
+    assertStrictEquals(findings.any, false, plain);
   }
 });

@@ -1,24 +1,40 @@
 /**
  * Helpers for the review tool's tests: a real temporary database filled through the real
  * handler (`createBeacon` from mod.ts), and the real CLI (`src/review/main.ts`) run as a
- * subprocess with exactly the permissions of `deno task review`.
+ * subprocess with exactly the narrow permissions `deno task review` computes for the same
+ * command line (src/review/permissions.ts), so every test also proves they are enough.
  *
  * @module
  */
 import { createBeacon } from "../../mod.ts";
+import { npmCacheFolder } from "../../src/runtime/permissions.ts";
+import { reviewPermissionFlags } from "../../src/review/permissions.ts";
 import { assert } from "../support/assert.ts";
 
 const MAIN = new URL("../../src/review/main.ts", import.meta.url).pathname;
 const ROOT = new URL("../../", import.meta.url).pathname;
 
-/** The permissions `deno task review` runs with (see the report for the deno.json line). */
-export const REVIEW_PERMISSIONS = [
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-ffi",
-  "--allow-sys",
-];
+let npmCache: Promise<string> | undefined;
+
+/**
+ * The flags `deno task review` (src/review/launch.ts) would run `args` with.
+ *
+ * @param args The command line after `deno task review`.
+ * @param env The environment the tool gets.
+ * @returns The `deno run` permission flags.
+ */
+export async function reviewFlags(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<string[]> {
+  npmCache ??= npmCacheFolder();
+  return reviewPermissionFlags({
+    args,
+    env: (name) => env[name],
+    npmCache: await npmCache,
+    cwd: ROOT.replace(/\/$/, ""),
+  });
+}
 
 /** A temporary database. */
 export interface TempDatabase {
@@ -126,8 +142,9 @@ export async function review(
     const value = Deno.env.get(name);
     if (value !== undefined) inherited[name] = value;
   }
+  const all = [...args, "--database", url];
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...REVIEW_PERMISSIONS, MAIN, ...args, "--database", url],
+    args: ["run", ...await reviewFlags(all, env), MAIN, ...all],
     cwd: ROOT,
     env: { ...inherited, NO_COLOR: "1", ...env },
     clearEnv: true,
@@ -151,9 +168,15 @@ export const FORBIDDEN =
   // deno-lint-ignore no-control-regex -- finding control characters is the point
   /[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u00AD\u034F\u061C\u115F\u1160\u180E\u200B-\u200F\u2028-\u202E\u2060-\u2069\u3164\uFE00-\uFE0F\uFEFF\uFFA0]|[\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]|\p{Cf}|\p{Cs}/u;
 
+/**
+ * Standard emoji sequences (UTS #51 `RGI_Emoji`), whose joiners, selectors and tags are shown
+ * on purpose; outside them those characters are forbidden.
+ */
+const EMOJI_SEQUENCE = /\p{RGI_Emoji}/gv;
+
 /** Asserts that `text` holds no forbidden character, naming the first one found. */
 export function assertInert(text: string, where: string): void {
-  const match = FORBIDDEN.exec(text);
+  const match = FORBIDDEN.exec(text.replace(EMOJI_SEQUENCE, (emoji) => "E".repeat(emoji.length)));
   assert(
     match === null,
     `${where} holds raw U+${
@@ -166,4 +189,67 @@ export function assertInert(text: string, where: string): void {
 export function assertRunInert(run: Run): void {
   assertInert(run.stdout, "stdout");
   assertInert(run.stderr, "stderr");
+}
+
+/** A running `review serve`. */
+export interface RunningConsole {
+  /** The URL it printed, with the access token. */
+  readonly url: string;
+  /** `http://127.0.0.1:PORT` */
+  readonly origin: string;
+  /** The access token. */
+  readonly token: string;
+  /** Stops it (SIGTERM) and returns its exit status and stderr. */
+  stop(): Promise<{ code: number; stderr: string }>;
+}
+
+/**
+ * Starts `review serve` on `databaseUrl` as a subprocess with the permissions
+ * `deno task review` computes for it, and waits for its URL line.
+ */
+export async function startConsole(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<RunningConsole> {
+  const args = ["serve", "--database", databaseUrl, "--reviewer", "browser reviewer"];
+  const inherited: Record<string, string> = {};
+  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) inherited[name] = value;
+  }
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...await reviewFlags(args, env), MAIN, ...args],
+    cwd: ROOT,
+    env: { ...inherited, NO_COLOR: "1", ...env },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let printed = "";
+  // One line is all it prints; bounded by that line (or the end of its output).
+  while (!printed.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    printed += value;
+  }
+  reader.releaseLock();
+  const match = /(http:\/\/127\.0\.0\.1:\d+)\/\?token=([A-Za-z0-9_-]{43})/.exec(printed);
+  if (match === null) {
+    child.kill("SIGTERM");
+    await child.status;
+    throw new Error(`review serve did not start: ${printed} ${await stderr}`);
+  }
+  return {
+    url: match[0],
+    origin: match[1],
+    token: match[2],
+    async stop() {
+      child.kill("SIGTERM");
+      await child.stdout.cancel().catch(() => {});
+      const status = await child.status;
+      return { code: status.code, stderr: await stderr };
+    },
+  };
 }

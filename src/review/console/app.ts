@@ -1,0 +1,260 @@
+/**
+ * The web console's HTTP core: one `fetch(Request) => Promise<Response>` that refuses early and
+ * answers every route through one door (`harden`), so no answer can miss the security headers.
+ *
+ * Access (checked in this order, before any route runs):
+ *
+ * 1. `Host` must be exactly the address the console listens on, so a DNS-rebinding page on
+ *    another name cannot reach it.
+ * 2. A random access token, printed once with the URL to open (as Jupyter does): `GET /?token=T`
+ *    sets it as an `HttpOnly`, `SameSite=Strict` cookie and redirects to `/`, so the token
+ *    leaves the address bar and history. Without it every route answers 401 and shows nothing.
+ *    The token is compared in constant time and never logged.
+ * 3. State-changing requests (`POST`) also need an `Origin` that is the console's own and the
+ *    CSRF token of a page the console served (in the page's `<meta name="csrf-token">`, sent
+ *    back as `X-CSRF-Token`), and a JSON body.
+ *
+ * Every answer carries a strict Content Security Policy (`default-src 'none'`; scripts, styles
+ * and `fetch` only from the console itself; no inline script or style, no `eval`; no frames,
+ * images, fonts or media from anywhere), `Referrer-Policy: no-referrer`, `nosniff`, and
+ * `Cache-Control: no-store`. The page renders submitted text only with `textContent`.
+ *
+ * @module
+ */
+import { base64url } from "../../bytes.ts";
+import { type ConsoleApi, RequestError } from "./api.ts";
+
+/** The Content Security Policy of every answer. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'none'",
+  "font-src 'none'",
+  "media-src 'none'",
+  "object-src 'none'",
+  "frame-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const SECURITY_HEADERS: Record<string, string> = {
+  "content-security-policy": CONTENT_SECURITY_POLICY,
+  "referrer-policy": "no-referrer",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-resource-policy": "same-origin",
+  "cache-control": "no-store",
+};
+
+/** Largest JSON body accepted. */
+const MAX_BODY = 16 * 1024;
+/** CSRF tokens of pages served, newest kept. */
+const MAX_PAGES = 64;
+
+/** The static files, read once at start. */
+export interface StaticFiles {
+  readonly "console.js": string;
+  readonly "console.css": string;
+}
+
+/** What the handler needs. */
+export interface ConsoleOptions {
+  /** `host:port` the console listens on, as the browser sends it in `Host`. */
+  readonly authority: string;
+  /** The access token. */
+  readonly token: string;
+  /** The JSON views and actions. */
+  readonly api: ConsoleApi;
+  /** The static files. */
+  readonly files: StaticFiles;
+}
+
+/**
+ * A fresh access or CSRF token: 32 random bytes, base64url.
+ *
+ * @returns The token.
+ */
+export function randomToken(): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+function sameText(a: string, b: string): boolean {
+  // Constant time in the length of `b` (the secret), whatever `a` is.
+  let difference = a.length ^ b.length;
+  for (let i = 0; i < b.length; i++) difference |= (a.charCodeAt(i) | 0) ^ b.charCodeAt(i);
+  return difference === 0;
+}
+
+function harden(response: Response): Response {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+    response.headers.set(name, value);
+  }
+  return response;
+}
+
+function text(status: number, body: string, headers: Record<string, string> = {}): Response {
+  return new Response(body, {
+    status,
+    headers: { "content-type": "text/plain; charset=utf-8", ...headers },
+  });
+}
+
+/**
+ * A JSON answer.
+ *
+ * @param status The status.
+ * @param body A JSON value.
+ * @returns The response (hardened by the caller's door).
+ */
+export function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8" },
+  });
+}
+
+function page(csrf: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf-token" content="${csrf}">
+<title>Beacon review console</title>
+<link rel="stylesheet" href="/static/console.css">
+<script type="module" src="/static/console.js"></script>
+</head>
+<body>
+<header>
+  <h1>Beacon review console</h1>
+  <section id="integrity" aria-label="Integrity" aria-live="polite"></section>
+</header>
+<form id="filters" aria-label="Filters">
+  <label>Status <select name="status">
+    <option value="">queue (new first)</option><option>new</option><option>reviewed</option>
+    <option>follow-up</option><option>dismissed</option><option>escalated</option>
+  </select></label>
+  <label>Surface <select name="surface"><option value="">any</option><option>native</option>
+    <option>a2a</option></select></label>
+  <label>Kind <select name="kind"><option value="">any</option><option>structured</option>
+    <option>unstructured</option></select></label>
+  <label>Signed <select name="signed"><option value="">any</option><option value="yes">signed</option>
+    <option value="no">unsigned</option></select></label>
+  <label>Intent <input name="intent" maxlength="200" autocomplete="off"></label>
+  <label>Sender <input name="sender" maxlength="200" autocomplete="off"></label>
+  <label>Source hash <input name="source" maxlength="128" autocomplete="off"></label>
+  <label>Since <input name="since" placeholder="2025-06-01 or 24h" maxlength="40" autocomplete="off"></label>
+  <label>Until <input name="until" placeholder="2025-06-02" maxlength="40" autocomplete="off"></label>
+  <label>Search <input name="q" type="search" maxlength="200" autocomplete="off"></label>
+  <button type="submit">Apply filters</button>
+  <span id="search-mode"></span>
+</form>
+<main>
+  <nav aria-label="Queue">
+    <ol id="queue"></ol>
+    <button type="button" id="more">Load more</button>
+  </nav>
+  <article id="item" aria-label="Submission" tabindex="-1">
+    <p>Select a submission. Keys: j or down next, k or up previous, r mark reviewed,
+    f mark for follow-up, u back to new, n add note, / search.</p>
+  </article>
+</main>
+<footer id="status" role="status" aria-live="polite"></footer>
+</body>
+</html>
+`;
+}
+
+/**
+ * The console's request handler.
+ *
+ * @param options Address, token, API and files.
+ * @returns The handler.
+ */
+export function consoleHandler(options: ConsoleOptions): (request: Request) => Promise<Response> {
+  const origin = `http://${options.authority}`;
+  const cookie = `beacon_console_${options.authority.replace(/[^0-9A-Za-z]/g, "_")}`;
+  const pages: string[] = [];
+  const authorised = (request: Request) => {
+    for (const part of (request.headers.get("cookie") ?? "").split(";")) {
+      const [name, ...value] = part.trim().split("=");
+      if (name === cookie && sameText(value.join("="), options.token)) return true;
+    }
+    return false;
+  };
+  const route = async (request: Request): Promise<Response> => {
+    if (request.headers.get("host") !== options.authority) return text(401, "unauthorized");
+    const url = new URL(request.url);
+    if (request.method === "GET" && url.pathname === "/" && url.searchParams.has("token")) {
+      if (!sameText(url.searchParams.get("token") ?? "", options.token)) {
+        return text(401, "unauthorized");
+      }
+      return text(303, "", {
+        location: "/",
+        "set-cookie": `${cookie}=${options.token}; HttpOnly; SameSite=Strict; Path=/`,
+      });
+    }
+    if (!authorised(request)) return text(401, "unauthorized");
+    if (request.method === "GET") {
+      if (url.pathname === "/") {
+        const csrf = randomToken();
+        pages.push(csrf);
+        if (pages.length > MAX_PAGES) pages.shift();
+        return new Response(page(csrf), {
+          headers: { "content-type": "text/html; charset=utf-8" },
+        });
+      }
+      if (url.pathname === "/static/console.js") {
+        return text(200, options.files["console.js"], {
+          "content-type": "text/javascript; charset=utf-8",
+        });
+      }
+      if (url.pathname === "/static/console.css") {
+        return text(200, options.files["console.css"], {
+          "content-type": "text/css; charset=utf-8",
+        });
+      }
+      if (url.pathname.startsWith("/api/")) {
+        return json(200, await options.api.get(url.pathname, url.searchParams));
+      }
+      return text(404, "not found");
+    }
+    if (request.method === "POST" && url.pathname.startsWith("/api/")) {
+      const csrf = request.headers.get("x-csrf-token") ?? "";
+      if (
+        request.headers.get("origin") !== origin ||
+        !pages.some((token) => sameText(csrf, token))
+      ) {
+        return text(403, "forbidden");
+      }
+      if (!/^application\/json(;|$)/.test(request.headers.get("content-type") ?? "")) {
+        return text(415, "unsupported media type");
+      }
+      const body = await request.text();
+      if (body.length > MAX_BODY) return text(413, "too large");
+      let value: unknown;
+      try {
+        value = JSON.parse(body);
+      } catch {
+        return json(400, { error: "the body is not JSON" });
+      }
+      return json(200, await options.api.post(url.pathname, value));
+    }
+    return text(405, "method not allowed");
+  };
+  return async (request) => {
+    try {
+      return harden(await route(request));
+    } catch (error) {
+      // A refusal has a message of our own; anything else is never shown (it may hold data).
+      if (error instanceof RequestError) {
+        return harden(json(error.status, { error: error.message }));
+      }
+      return harden(json(500, { error: "internal error" }));
+    }
+  };
+}

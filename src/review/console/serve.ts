@@ -1,0 +1,122 @@
+/**
+ * `review serve`: the web console, a small server of its own on `127.0.0.1` (app.ts is its
+ * HTTP core, api.ts its views and actions, static/ its script and style). It prints one line
+ * with the URL to open, holding the access token, and runs until SIGINT or SIGTERM.
+ *
+ * Another bind address is refused unless `--allow-non-loopback` says so, with a warning: the
+ * console shows every submission to whoever holds the token, over plain HTTP.
+ *
+ * @module
+ */
+import { databaseConfig, openForAppending } from "../database.ts";
+import { CliError, type Context } from "../io.ts";
+import { integerOption, type OptionValues } from "../options.ts";
+import { prepareSearch } from "../search.ts";
+import { configuredKey, storedPublicKey, verifyCommand } from "../verify.ts";
+import { ConsoleApi } from "./api.ts";
+import { consoleHandler, randomToken, type StaticFiles } from "./app.ts";
+
+/** The options of `serve`. */
+export const SERVE_OPTIONS = {
+  port: { type: "string" },
+  hostname: { type: "string" },
+  "allow-non-loopback": { type: "boolean" },
+  reviewer: { type: "string" },
+} as const;
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|\[::1\])$/;
+
+async function readFiles(): Promise<StaticFiles> {
+  const read = (name: string) => Deno.readTextFile(new URL(`./static/${name}`, import.meta.url));
+  return { "console.js": await read("console.js"), "console.css": await read("console.css") };
+}
+
+/** A context whose stdout collects lines, for running `verify` from the page. */
+function capture(context: Context): { context: Context; lines: string[] } {
+  const lines: string[] = [];
+  const output = {
+    write: (text: string) => {
+      lines.push(...text.replace(/\n$/, "").split("\n"));
+      return Promise.resolve();
+    },
+    line: (text = "") => {
+      lines.push(...text.split("\n"));
+      return Promise.resolve();
+    },
+  };
+  return {
+    context: { ...context, stdout: output, stderr: output, progress: undefined },
+    lines,
+  };
+}
+
+/**
+ * Runs `serve`.
+ *
+ * @param context Outputs, environment, clock.
+ * @param values Parsed options.
+ * @returns The exit status, once stopped.
+ */
+export async function serveCommand(context: Context, values: OptionValues): Promise<number> {
+  const hostname = (values.hostname as string | undefined) ?? "127.0.0.1";
+  if (!LOOPBACK.test(hostname)) {
+    if (values["allow-non-loopback"] !== true) {
+      throw new CliError(
+        `Cannot serve on ${hostname}: the console binds to 127.0.0.1 only, unless ` +
+          "--allow-non-loopback says otherwise",
+        2,
+      );
+    }
+    await context.stderr.line(
+      `warning: serving on ${hostname}: anyone who can reach it and holds the token sees every ` +
+        "submission, over plain HTTP",
+    );
+  }
+  const port = values.port === undefined ? 0 : integerOption(values, "port", 0, 65535);
+  const reviewer = (values.reviewer as string | undefined) ?? context.env("BEACON_REVIEWER") ??
+    "console";
+  const config = databaseConfig(values.database as string, context.env);
+  const files = await readFiles();
+  const database = await openForAppending(config, context.now);
+  try {
+    const key = await configuredKey(context);
+    const publicKey = key?.publicKey ?? await storedPublicKey(database);
+    const search = await prepareSearch(database.client);
+    const api = new ConsoleApi({
+      database,
+      search,
+      reviewer,
+      key,
+      publicKey,
+      now: context.now,
+      verify: async () => {
+        const run = capture(context);
+        const code = await verifyCommand(run.context, {
+          database: values.database,
+          "no-checkpoint": true,
+          width: "200",
+        });
+        return { code, lines: run.lines };
+      },
+    });
+    const token = randomToken();
+    const stopped = new AbortController();
+    let handler: (request: Request) => Promise<Response> = () =>
+      Promise.resolve(new Response(null, { status: 503 }));
+    const server = Deno.serve(
+      { hostname, port, signal: stopped.signal, onListen: () => {} },
+      (request) => handler(request),
+    );
+    const host = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
+    const authority = `${host}:${server.addr.port}`;
+    handler = consoleHandler({ authority, token, api, files });
+    const stop = () => stopped.abort();
+    for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
+    await context.stdout.line(`Beacon review console: http://${authority}/?token=${token}`);
+    await server.finished;
+    for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.removeSignalListener(signal, stop);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The review tool's reads of the `review_events` and `checkpoints` tables: an item's history
+ * (every event, oldest first, notes and the events they supersede included) and the signed tree
+ * heads. Like queries.ts, every value is a bound parameter.
+ *
+ * @module
+ */
+import type { Client } from "@libsql/client";
+import type { Schema } from "./database.ts";
+import { nullableString, query, type ReviewStatus } from "./queries.ts";
+
+/** One appended review event. */
+export interface ReviewEvent {
+  /** Order of appending. */
+  readonly seq: number;
+  /** The receipt id it is about. */
+  readonly submissionId: string;
+  /** The status it sets, or null for a note alone. */
+  readonly status: ReviewStatus | null;
+  /** The reviewer's note, if any. */
+  readonly note: string | null;
+  /** The reviewer's name, if given. */
+  readonly reviewer: string | null;
+  /** ISO 8601 UTC time it was appended. */
+  readonly createdAt: string;
+  /** The earlier event whose note this one corrects. */
+  readonly supersedes: number | null;
+}
+
+/** One recorded checkpoint. */
+export interface CheckpointRow {
+  /** Order of appending. */
+  readonly seq: number;
+  /** Submissions covered, from the first in `seq` order. */
+  readonly treeSize: number;
+  /** RFC 6962 root over them, 64 lowercase hex digits. */
+  readonly rootHash: string;
+  /** ISO 8601 UTC time it was made. */
+  readonly createdAt: string;
+  /** Ed25519 signature (signing/checkpoint.ts), unpadded base64url. */
+  readonly signature: string;
+  /** The signer's raw public key, unpadded base64url. */
+  readonly publicKey: string;
+}
+
+function toEvent(row: Record<string, unknown>): ReviewEvent {
+  return {
+    seq: Number(row.seq),
+    submissionId: String(row.submission_id),
+    status: nullableString(row.status) as ReviewStatus | null,
+    note: nullableString(row.note),
+    reviewer: nullableString(row.reviewer),
+    createdAt: String(row.created_at),
+    supersedes: row.supersedes === null || row.supersedes === undefined
+      ? null
+      : Number(row.supersedes),
+  };
+}
+
+/**
+ * Every review event of the given submissions, oldest first, grouped by receipt id.
+ *
+ * @param client The database.
+ * @param schema Tables present.
+ * @param ids Receipt ids (at most a page of them).
+ * @returns The events of each id (ids without events are absent).
+ */
+export async function reviewHistories(
+  client: Client,
+  schema: Schema,
+  ids: readonly string[],
+): Promise<Map<string, ReviewEvent[]>> {
+  const histories = new Map<string, ReviewEvent[]>();
+  if (!schema.events || ids.length === 0) return histories;
+  const supersedes = schema.redactions ? "supersedes" : "NULL AS supersedes";
+  const rows = await query(
+    client,
+    `SELECT seq, submission_id, status, note, reviewer, created_at, ${supersedes} ` +
+      `FROM review_events WHERE submission_id IN (${ids.map(() => "?").join(", ")}) ORDER BY seq`,
+    ids,
+  );
+  for (const event of rows.map(toEvent)) {
+    histories.set(event.submissionId, [...(histories.get(event.submissionId) ?? []), event]);
+  }
+  return histories;
+}
+
+/**
+ * Every review event of a submission, oldest first.
+ *
+ * @param client The database.
+ * @param schema Tables present.
+ * @param id The receipt id.
+ * @returns The events.
+ */
+export async function reviewEvents(
+  client: Client,
+  schema: Schema,
+  id: string,
+): Promise<ReviewEvent[]> {
+  return (await reviewHistories(client, schema, [id])).get(id) ?? [];
+}
+
+/**
+ * Every recorded checkpoint, oldest first.
+ *
+ * @param client The database.
+ * @param schema Tables present.
+ * @returns The checkpoints.
+ */
+export async function checkpoints(client: Client, schema: Schema): Promise<CheckpointRow[]> {
+  if (!schema.checkpoints) return [];
+  const rows = await query(
+    client,
+    "SELECT seq, tree_size, root_hash, created_at, signature, public_key FROM checkpoints ORDER BY seq",
+    [],
+  );
+  return rows.map((row) => ({
+    seq: Number(row.seq),
+    treeSize: Number(row.tree_size),
+    rootHash: String(row.root_hash),
+    createdAt: String(row.created_at),
+    signature: String(row.signature),
+    publicKey: String(row.public_key),
+  }));
+}

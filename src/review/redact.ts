@@ -1,0 +1,74 @@
+/**
+ * `review redact <id> --reason "…" [--reviewer NAME]`: removes the content of one submission
+ * when the law requires it (illegal content, an erasure order), accountably. It appends a
+ * redaction record (who, when, why) and sets only the content bytes to empty, in one
+ * transaction; the row, its digest, its size and its place in the Merkle tree stay, so
+ * `verify` still passes (and lists the item as redacted) and the sender's receipt still
+ * verifies. The database enforces it (store/migrations.ts, version 5): content can be removed
+ * only for an id with a redaction record, nothing else about a row can change, and redaction
+ * records are append-only. The server's answers about the id do not change.
+ *
+ * @module
+ */
+import { MAX_REASON, MAX_REVIEWER, redact } from "./appends.ts";
+import { databaseConfig, openForAppending } from "./database.ts";
+import { resolveId } from "./ids.ts";
+import { CliError, type Context } from "./io.ts";
+import type { OptionValues } from "./options.ts";
+import { safeText } from "./render.ts";
+
+/** The options of `redact`. */
+export const REDACT_OPTIONS = {
+  reason: { type: "string" },
+  reviewer: { type: "string" },
+} as const;
+
+/**
+ * Runs `redact`.
+ *
+ * @param context Outputs, environment, clock.
+ * @param values Parsed options.
+ * @param typed The receipt id or a unique prefix.
+ * @returns The exit status.
+ * @throws {CliError} Status 2 without a reason or an operator name, 1 for an unknown id or one
+ *   already redacted.
+ */
+export async function redactCommand(
+  context: Context,
+  values: OptionValues,
+  typed: string,
+): Promise<number> {
+  const reason = (values.reason as string | undefined)?.trim();
+  const by = ((values.reviewer as string | undefined) ?? context.env("BEACON_REVIEWER"))?.trim();
+  if (
+    reason === undefined || reason === "" || reason.length > MAX_REASON || !reason.isWellFormed()
+  ) {
+    throw new CliError(
+      `Cannot redact: --reason "…" is required (the legal ground, at most ${MAX_REASON} characters)`,
+      2,
+    );
+  }
+  if (by === undefined || by === "" || by.length > MAX_REVIEWER || !by.isWellFormed()) {
+    throw new CliError(
+      "Cannot redact: say who you are with --reviewer NAME or BEACON_REVIEWER (it is recorded)",
+      2,
+    );
+  }
+  const database = await openForAppending(
+    databaseConfig(values.database as string, context.env),
+    context.now,
+  );
+  try {
+    const id = await resolveId(database.client, typed, "redact");
+    const createdAt = new Date(context.now()).toISOString();
+    const outcome = await redact(database.client, { id, reason, by, createdAt });
+    if (outcome !== "redacted") throw new CliError(`Cannot redact ${safeText(id)}: ${outcome}`);
+    await context.stdout.line(
+      `${safeText(id)} redacted ${createdAt} by ${safeText(by)}: content removed; digest, size ` +
+        "and its place in the Merkle tree kept",
+    );
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
