@@ -1,6 +1,7 @@
-// Serves the bundled worker (tools/dist/worker.js) with workerd through Miniflare, on Node.
-// Started by `deno task start:workers` (scripts/runtimes.ts), which installs the tools and builds
-// the bundle first. Same PORT, HOSTNAME and BEACON_* variables as the other entries: the BEACON_*
+// Serves the bundled worker (tools/workers/dist/worker.js) with workerd through Miniflare, on
+// Node. Started by `deno task start:workers` (scripts/runtimes.ts), which installs tools/workers/
+// and builds the bundle first. Same PORT, BEACON_HOSTNAME and BEACON_* variables as the other
+// entries (BEACON_HOSTNAME is not a binding: it is where Miniflare listens): the BEACON_*
 // ones become the worker's `env` bindings, as `wrangler.toml` vars and secrets would. Prints the
 // same JSON lines as the other entries: {"event":"listening",...} and {"event":"shutdown",...}.
 import { createRequire } from "node:module";
@@ -8,16 +9,16 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 
-const tools = new URL("../tools/", import.meta.url);
+const tools = new URL("../tools/workers/", import.meta.url);
 const require = createRequire(new URL("package.json", tools));
 const { Miniflare } = require("miniflare");
 
 const env = process.env;
 const bindings = Object.fromEntries(
-  Object.entries(env).filter(([name]) => name.startsWith("BEACON_")),
+  Object.entries(env).filter(([name]) => name.startsWith("BEACON_") && name !== "BEACON_HOSTNAME"),
 );
 const port = Number(env.PORT ?? "8000");
-const hostname = env.HOSTNAME || "0.0.0.0";
+const hostname = env.BEACON_HOSTNAME || "0.0.0.0";
 
 // The bundle to serve: the first argument, else the one `scripts/build.ts` writes.
 const script = process.argv[2] ?? fileURLToPath(new URL("dist/worker.js", tools));

@@ -18,7 +18,7 @@
  */
 import { openClient } from "../store/client.ts";
 import { migrate, MIGRATIONS } from "../store/migrations.ts";
-import { configFromEnvironment } from "./config.ts";
+import { configFromEnvironment, DEFAULT_DATABASE_URL } from "./config.ts";
 
 /**
  * Applies every pending migration to `database` and reports how many ran and the schema version.
@@ -59,7 +59,7 @@ function describe(url: string): string {
 if (import.meta.main) {
   try {
     const config = configFromEnvironment((name) => Deno.env.get(name));
-    const database = config.options.database ?? { url: "file:data/beacon.db" };
+    const database = config.options.database ?? { url: DEFAULT_DATABASE_URL };
     const { applied, version } = await migrateDatabase(database);
     const latest = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
     console.log(JSON.stringify({

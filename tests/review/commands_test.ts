@@ -7,7 +7,7 @@ import { createBeacon } from "../../mod.ts";
 import { sha256Digest } from "../../src/intake/encoding.ts";
 import { signMessage } from "../../src/message/identity.ts";
 import { SubmissionStore } from "../../src/store/store.ts";
-import { startHranaServer } from "../support/hrana_server.ts";
+import { jwtAuth, startSqld } from "../support/sqld.ts";
 import {
   assert,
   assertEquals,
@@ -406,11 +406,12 @@ Deno.test("stats counts by day, surface, kind, signature and status, and the top
   assertMatch(text.stdout, /^top 10 sources/m);
 });
 
-Deno.test("the tool works on a remote database over HTTP (Hrana), with the auth token", async () => {
+Deno.test("the tool works on a remote database (a real sqld), with the auth token", async () => {
   const { database, ids } = await standardDatabase();
-  const server = await startHranaServer({ path: database.path, authToken: "secret-token" });
+  const auth = await jwtAuth();
+  const server = await startSqld({ seedDatabase: database.path, jwtPublicKey: auth.publicKey });
   try {
-    const env = { BEACON_DATABASE_AUTH_TOKEN: "secret-token" };
+    const env = { BEACON_DATABASE_AUTH_TOKEN: await auth.token() };
     const hostPort = new URL(server.url).host;
     const run = async (args: string[], extraEnv = env) => {
       const inherited: Record<string, string> = {};

@@ -36,7 +36,7 @@ export async function startServer(
   const directory = options.directory ?? await Deno.makeTempDir({ prefix: "beacon-test-" });
   const env: Record<string, string> = {
     PORT: "0",
-    HOSTNAME: "127.0.0.1",
+    BEACON_HOSTNAME: "127.0.0.1",
     BEACON_DATABASE_URL: `file:${directory}/beacon.db`,
     BEACON_RATE_LIMIT: "off",
     ...options.env,
@@ -45,7 +45,7 @@ export async function startServer(
   // The same narrow permissions `deno task start` uses, so every end-to-end test also proves
   // the server needs nothing more.
   const flags = serverPermissionFlags({
-    hostname: env.HOSTNAME,
+    hostname: env.BEACON_HOSTNAME,
     port: Number(env.PORT),
     databaseUrl,
     npmCache: await (npmCache ??= npmCacheFolder()),
