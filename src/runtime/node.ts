@@ -301,3 +301,33 @@ export function toNodeListener(
       });
   };
 }
+
+/**
+ * A `connect` listener for a `node:http` server. Node hands `CONNECT` requests (RFC 9110 §9.3.6,
+ * a tunnel request) to the server's `connect` event, never to the request listener, and closes
+ * the connection unanswered when nothing listens. This answers them with the core's `405` and
+ * hardening headers, then closes: no resource of the Beacon is a tunnel.
+ *
+ * @example
+ * ```ts ignore
+ * import { createServer } from "node:http";
+ * import { refuseConnect, toNodeListener } from "./src/runtime/node.ts";
+ *
+ * const server = createServer(toNodeListener(beacon.fetch));
+ * server.on("connect", refuseConnect);
+ * ```
+ */
+export function refuseConnect(
+  _request: IncomingMessage,
+  socket: { end(data: string): void; destroy(): void; writable: boolean },
+): void {
+  if (!socket.writable) return socket.destroy();
+  void (async () => {
+    const response = harden(errorResponse("method_not_allowed"));
+    const body = await response.text();
+    let head = `HTTP/1.1 ${response.status} Method Not Allowed\r\n`;
+    for (const [name, value] of response.headers) head += `${name}: ${value}\r\n`;
+    head += `content-length: ${new TextEncoder().encode(body).length}\r\nconnection: close\r\n\r\n`;
+    socket.end(head + body);
+  })().catch(() => socket.destroy());
+}

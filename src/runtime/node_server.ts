@@ -19,7 +19,7 @@ import { createServer, type Server } from "node:http";
 import process from "node:process";
 import type { Beacon } from "../../mod.ts";
 import type { ServerConfig } from "./config.ts";
-import { toNodeListener } from "./node.ts";
+import { refuseConnect, toNodeListener } from "./node.ts";
 import { acceptErrorLogger, type Listening, runServer } from "./serve.ts";
 
 /** The connection bounds this entry sets (see the module documentation). */
@@ -43,6 +43,7 @@ function listen(config: ServerConfig, beacon: Beacon): Promise<Listening> {
       log: config.logRequests ? (entry) => console.log(JSON.stringify(entry)) : undefined,
     }),
   );
+  server.on("connect", refuseConnect);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.hostname, () => {

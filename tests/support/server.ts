@@ -22,6 +22,8 @@ export interface ServerProcess {
   readonly directory: string;
   /** JSON lines the server printed so far. */
   readonly lines: Record<string, unknown>[];
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
   /** Sends a signal and waits for the exit status. */
   stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
 }
@@ -62,6 +64,7 @@ export async function startServer(
     databaseUrl,
     directory,
     lines: server.lines,
+    stderr: () => server.stderr(),
     stop: (signal?: Deno.Signal) => server.stop(signal),
   };
 }
