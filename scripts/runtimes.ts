@@ -233,14 +233,17 @@ export async function startServerProcess(
 
 /**
  * Installs the tools, builds the bundle and starts `runtime`'s server with `env` (at least
- * `PORT` and `BEACON_HOSTNAME`; `PORT: "0"` picks a free port). Resolves once it listens.
+ * `PORT` and `BEACON_HOSTNAME`; `PORT: "0"` picks a free port), under `wrapper` if given (a
+ * command and its arguments, such as `prlimit --nofile=128`). Resolves once it listens.
  */
 export async function startRuntime(
   runtime: RuntimeName,
   env: Record<string, string>,
+  wrapper: string[] = [],
 ): Promise<RunningServer> {
   const { command, args } = await runtimeCommand(runtime);
-  return startServerProcess(command, args, env);
+  const [first, ...rest] = [...wrapper, command, ...args];
+  return startServerProcess(first, rest, env);
 }
 
 async function main(args: string[]): Promise<number> {

@@ -10,8 +10,9 @@
  * - `requestTimeout` (30 s): the whole request, body included (the core's own body deadline,
  *   10 s, normally answers first).
  * - `keepAliveTimeout` (5 s): an idle keep-alive connection is closed after it.
- * - accept errors (`EMFILE`, `ENFILE`) reach the server's `error` event, which is logged with
- *   back-off instead of ending the process; libuv keeps accepting once descriptors are free.
+ * - accept errors (`EMFILE`, `ENFILE`): libuv itself accepts and closes connections over the
+ *   limit (its "EMFILE trick"); what it passes on reaches the server's `error` event, which is
+ *   logged with back-off instead of ending the process (an unhandled `error` event would).
  *
  * @module
  */

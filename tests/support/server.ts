@@ -33,7 +33,12 @@ let npmCache: Promise<string> | undefined;
 
 /** Starts the server; `env` adds or overrides environment variables. */
 export async function startServer(
-  options: { env?: Record<string, string>; directory?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    directory?: string;
+    /** A command and its arguments to run the server under (e.g. `prlimit --nofile=…`). */
+    wrapper?: string[];
+  } = {},
 ): Promise<ServerProcess> {
   const directory = options.directory ?? await Deno.makeTempDir({ prefix: "beacon-test-" });
   const env: Record<string, string> = {
@@ -53,9 +58,17 @@ export async function startServer(
     npmCache: await (npmCache ??= npmCacheFolder()),
     cwd: ROOT,
   });
-  const server = await startServerProcess(
+  const [command, ...args] = [
+    ...options.wrapper ?? [],
     Deno.execPath(),
-    ["run", ...flags, ...SERVER_V8_FLAGS, ENTRY],
+    "run",
+    ...flags,
+    ...SERVER_V8_FLAGS,
+    ENTRY,
+  ];
+  const server = await startServerProcess(
+    command,
+    args,
     env,
     30_000,
   );
