@@ -164,7 +164,10 @@ type JsonObject = { [key: string]: JsonValue };
  * every refused body would be wasted work.
  */
 class Refused {
-  constructor(readonly refusal: JsonRefusal) {}
+  readonly refusal: JsonRefusal;
+  constructor(refusal: JsonRefusal) {
+    this.refusal = refusal;
+  }
 }
 
 const SYNTAX = new Refused("syntax");
