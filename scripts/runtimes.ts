@@ -143,10 +143,11 @@ export async function startServerProcess(
   args: string[],
   env: Record<string, string>,
   timeoutMs = 60_000,
+  cwd: string = ROOT,
 ): Promise<RunningServer> {
   const child = new Deno.Command(command, {
     args,
-    cwd: ROOT,
+    cwd,
     clearEnv: true,
     env: { ...childEnvironment(), ...env },
     stdin: "null",
