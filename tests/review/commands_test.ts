@@ -2,6 +2,7 @@
  * Every command of the review tool, run as a subprocess against a real temporary database
  * filled through the real handler.
  */
+import { childEnvironment } from "../../scripts/runtimes.ts";
 import { createClient } from "@libsql/client";
 import { createBeacon } from "../../mod.ts";
 import { sha256Digest } from "../../src/intake/encoding.ts";
@@ -414,11 +415,8 @@ Deno.test("the tool works on a remote database (a real sqld), with the auth toke
     const env = { BEACON_DATABASE_AUTH_TOKEN: await auth.token() };
     const hostPort = new URL(server.url).host;
     const run = async (args: string[], extraEnv = env) => {
-      const inherited: Record<string, string> = {};
-      for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"]) {
-        const value = Deno.env.get(name);
-        if (value !== undefined) inherited[name] = value;
-      }
+      // The runtime\'s own variables (DENO_DIR, certificates, proxies), none of the BEACON_* set.
+      const inherited = childEnvironment();
       const output = await new Deno.Command(Deno.execPath(), {
         args: [
           "run",
