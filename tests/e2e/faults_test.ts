@@ -246,8 +246,13 @@ for (const entry of ENTRIES) {
     let server: RunningServer | Awaited<ReturnType<typeof startServer>> | undefined;
     let directory: string | undefined;
     try {
-      server = entry === "deno" ? await startServer({ env }) : await startRuntime(entry, env);
-      if ("directory" in server) directory = server.directory;
+      if (entry === "deno") {
+        const deno = await startServer({ env });
+        directory = deno.directory;
+        server = deno;
+      } else {
+        server = await startRuntime(entry, env);
+      }
       const early = await fetch(`${server.url}/beacon/0.1/submissions`, {
         method: "POST",
         headers: TEXT,
