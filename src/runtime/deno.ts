@@ -7,8 +7,10 @@
  * deadline, no idle keep-alive timeout and no connection cap, and when accepting fails (`EMFILE`:
  * out of file descriptors) its accept loop ends, the listener closes and the error rejects
  * `finished`. This entry survives that: it logs the error with back-off and listens again on the
- * same address after a pause that doubles up to 5 s. Idle and slow connections are bounded only
- * by what runs in front (docs/deploy.md, "Connections and timeouts").
+ * same address after a pause that doubles up to 5 s. (With `PORT=0` under `deno task start`'s
+ * permissions, which name port 0, listening again on the port the kernel chose is refused: the
+ * entry keeps trying and logging; use a fixed port in production.) Idle and slow connections are
+ * bounded only by what runs in front (docs/deploy.md, "Connections and timeouts").
  *
  * @module
  */

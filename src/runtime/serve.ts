@@ -5,9 +5,11 @@
  *
  * 1. Read the configuration. A refusal is one line on stderr and exit code 2 (issue 12, item 8):
  *    an invalid variable, a busy port or an address that cannot be bound.
- * 2. Listen at once, without waiting for the database. Until it is reachable every request gets
- *    `503 unavailable` (createBeacon does that), and {@linkcode keepOpening} retries in the
- *    background with back-off, so migrations are applied as soon as it is (issue 10, item 4).
+ * 2. Try to open (and migrate) the database once, for at most a few seconds, so that a server
+ *    whose database is there listens with it open; then listen whatever the outcome. Until the
+ *    database is reachable every request gets `503 unavailable` (createBeacon does that), and
+ *    {@linkcode keepOpening} retries in the background with back-off, so migrations are applied
+ *    as soon as it is (issue 10, item 4). A database that is down never stops the start.
  * 3. On SIGINT / SIGTERM: stop accepting, let in-flight requests finish, close the database,
  *    print `{"event":"shutdown",…}` and exit 0.
  *
@@ -68,6 +70,9 @@ export function refusalMessage(error: unknown, config?: ServerConfig): string {
   // Anything else: its name only (a message may quote configuration such as a URL).
   return `Cannot start: listening on${where} failed (${name ?? "unknown error"})`;
 }
+
+/** How long the start waits for the first opening of the database before listening anyway. */
+const FIRST_OPEN_WAIT_MS = 5_000;
 
 /** Back-off of the background database opening: 0.5 s doubling to 30 s. */
 const OPEN_RETRY_FIRST_MS = 500;
@@ -138,6 +143,12 @@ export async function runServer(runtime: ServerRuntime): Promise<void> {
     return runtime.exit(2);
   }
   let stopping = false;
+  let waited: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    beacon.ready().catch(() => {}), // its failure is logged and retried by keepOpening below
+    new Promise((resolve) => waited = setTimeout(resolve, FIRST_OPEN_WAIT_MS)),
+  ]);
+  clearTimeout(waited);
   let listening: Listening;
   try {
     listening = await runtime.listen(config, beacon);

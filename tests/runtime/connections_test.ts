@@ -112,8 +112,21 @@ async function stopsCleanly(server: RunningServer, runtime: string): Promise<voi
   assert(!/uncaught|panic/i.test(server.stderr()), server.stderr());
 }
 
+/** A port that is free now (the Deno entry relistens on its configured port, see below). */
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
 Deno.test("the Deno entry survives running out of file descriptors and answers again", async () => {
-  const server = await startServer({ env: { BEACON_LOG: "off" }, wrapper: WRAPPER });
+  // A fixed port, as in production: `deno task start`'s permissions name the configured port, so
+  // with PORT=0 the entry may not listen again on the port the kernel chose.
+  const server = await startServer({
+    env: { BEACON_LOG: "off", PORT: String(freePort()) },
+    wrapper: WRAPPER,
+  });
   try {
     await survivesExhaustion(server, "deno");
     assert(
