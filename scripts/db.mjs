@@ -4,11 +4,13 @@
 // file. The data lives in data/sqld/; stop it with Ctrl-C.
 //
 //   SQLD_PORT (default 8080) chooses the port; it listens on 127.0.0.1 only.
+//   SQLD_DIR (default data/sqld) chooses the data folder.
 //   Then: BEACON_DATABASE_URL=http://127.0.0.1:8080 npm run start:workers (or any entry)
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import process from "node:process";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -45,10 +47,11 @@ if (!/^[0-9]{1,5}$/.test(port)) {
   console.error("Cannot start sqld: SQLD_PORT must be a port number");
   process.exit(2);
 }
-mkdirSync(`${root}data`, { recursive: true });
+const data = process.env.SQLD_DIR || `${root}data/sqld`;
+mkdirSync(dirname(data), { recursive: true });
 const child = spawn(
   binary,
-  ["--no-welcome", "-d", `${root}data/sqld`, "--http-listen-addr", `127.0.0.1:${port}`],
+  ["--no-welcome", "-d", data, "--http-listen-addr", `127.0.0.1:${port}`],
   { stdio: "inherit" },
 );
 console.error(`sqld: BEACON_DATABASE_URL=http://127.0.0.1:${port} (Ctrl-C stops it)`);

@@ -131,3 +131,38 @@ Deno.test("deno task migrate applies the migrations to a remote database, once",
     }
   });
 });
+
+for (const [tool, args] of [["deno", ["task", "db"]], ["npm", ["run", "db"]]] as const) {
+  Deno.test(`${tool} ${args.join(" ")} starts a local sqld that serves the remote-database path`, async () => {
+    await withTempDir(async (directory) => {
+      const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+      const port = (probe.addr as Deno.NetAddr).port;
+      probe.close();
+      const child = new Deno.Command(tool === "deno" ? Deno.execPath() : "npm", {
+        args: [...args],
+        cwd: ROOT,
+        clearEnv: true,
+        env: { ...childEnvironment(), SQLD_PORT: String(port), SQLD_DIR: `${directory}/sqld` },
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      try {
+        const deadline = Date.now() + 120_000;
+        let healthy = false;
+        while (!healthy && Date.now() < deadline) {
+          healthy = await fetch(`http://127.0.0.1:${port}/health`).then(
+            (response) => response.body?.cancel().then(() => response.ok) ?? response.ok,
+            () => false,
+          );
+          if (!healthy) await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        assert(healthy, "sqld answers /health");
+        await startsAndStops("start", { BEACON_DATABASE_URL: `http://127.0.0.1:${port}` });
+      } finally {
+        child.kill("SIGTERM");
+        await child.status;
+      }
+    });
+  });
+}
