@@ -308,7 +308,12 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
 
   let opening:
     | Promise<
-      { store: SubmissionStore; handle: ReturnType<typeof buildHandler>; facts: StartFacts }
+      {
+        store: SubmissionStore;
+        intake: Intake;
+        handle: ReturnType<typeof buildHandler>;
+        facts: StartFacts;
+      }
     >
     | undefined;
   let closed = false;
@@ -375,7 +380,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         databaseCreated: store.created,
         signingKeyGenerated: signingKey.generated === true,
       };
-      return { store, handle, facts };
+      return { store, intake, handle, facts };
     })();
     opening.catch(() => {
       opening = undefined; // the next request tries again, so the Beacon recovers on its own
@@ -411,9 +416,10 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       closed = true;
       guard?.stop();
       if (opening === undefined) return;
-      const { store } = await opening;
+      const { store, intake } = await opening;
       guard?.stop(); // set by an open that was still running
       await store.close();
+      intake.close();
     },
   };
 }

@@ -1,123 +1,149 @@
 /**
- * Bundles the Beacon for the runtimes that cannot read `deno.json` with esbuild (from
- * `tools/`), into `tools/dist/`:
+ * Builds what the non-Deno runtimes run, for the Deno-hosted tasks and tests:
  *
- * | target | output | entry | notes |
- * |---|---|---|---|
- * | `node` | `node.mjs` | `main()` of `src/runtime/node.ts` | `@libsql/client` left external |
- * | `node-lib` | `beacon-node.mjs` | `mod.ts` + the `node:http` adapter | for embedding in Node apps |
- * | `bun` | `bun.mjs` | `src/runtime/bun.ts` | `@libsql/client` left external |
- * | `workers` | `worker.js` | `src/runtime/workers.ts` | self-contained, web client only |
+ * | target | output | how |
+ * |---|---|---|
+ * | `package` | `dist/` (the npm package; `dist/server.mjs` is the Node server) | `npm run build` (tsdown, root `package.json`) |
+ * | `workers` | `tools/workers/dist/worker.js` | esbuild from `tools/workers/`, self-contained, web client only |
  *
- * The external `@libsql/client` (it loads a native module) is resolved at run time from
- * `tools/node_modules`, next to `tools/dist/`. The Workers bundle resolves packages with the
- * `workerd` condition, so `@libsql/client` is its fetch-only web build, and `node:fs/promises`
- * (used only for embedded databases, which the Workers entry refuses) is replaced by a stub.
+ * Bun needs no build: it runs the TypeScript sources. The Workers bundle resolves packages with
+ * the `workerd` condition, so `@libsql/client` is its fetch-only web build, and
+ * `node:fs/promises` (used only for embedded databases, which the Workers entry refuses) is
+ * replaced by a stub.
  *
- * Usage: `deno run -A scripts/build.ts [node|node-lib|bun|workers ...]` (default: all).
+ * Usage: `deno run -A scripts/build.ts [package|workers ...]` (default: both).
  *
  * @example
  * ```ts ignore
  * import { build } from "./scripts/build.ts";
- * const path = await build("workers"); // .../tools/dist/worker.js
+ * const path = await build("workers"); // .../tools/workers/dist/worker.js
  * ```
  *
  * @module
  */
-import { DIST, ensureTools, esbuildExecutable, ROOT, TOOLS } from "./tools.ts";
+import { DIST, ensurePackages, ensureTools, esbuildExecutable, ROOT, TOOLS } from "./tools.ts";
 
 /** What can be built. */
-export type BuildTarget = "node" | "node-lib" | "bun" | "workers";
+export type BuildTarget = "package" | "workers";
 
 /** Every target. */
-export const BUILD_TARGETS: readonly BuildTarget[] = ["node", "node-lib", "bun", "workers"];
+export const BUILD_TARGETS: readonly BuildTarget[] = ["package", "workers"];
 
-interface Recipe {
-  readonly output: string;
-  /** An entry file, or the source of a generated entry (resolved from the repository root). */
-  readonly entry: { file: string } | { contents: string };
-  readonly args: readonly string[];
-}
-
-const NODE_ARGS = [
-  "--platform=node",
-  "--target=node20",
-  "--external:@libsql/client",
-  "--external:libsql",
+const WORKERS_ARGS = [
+  "src/runtime/workers.ts",
+  "--bundle",
+  "--format=esm",
+  "--log-level=warning",
+  "--platform=neutral",
+  "--target=es2022",
+  "--conditions=workerd,worker,browser",
+  "--main-fields=browser,module,main",
+  "--alias:node:fs/promises=./scripts/shims/no_node_fs.ts",
+  // The embedded driver is imported lazily, only for file databases, which Workers refuse.
+  "--alias:libsql=./scripts/shims/no_libsql.ts",
 ];
 
-const RECIPES: Readonly<Record<BuildTarget, Recipe>> = {
-  node: {
-    output: "node.mjs",
-    entry: { contents: 'import { main } from "./src/runtime/node.ts";\nawait main();\n' },
-    args: NODE_ARGS,
-  },
-  "node-lib": {
-    output: "beacon-node.mjs",
-    entry: {
-      contents: 'export * from "./mod.ts";\n' +
-        'export { toNodeListener, toRequest, writeResponse } from "./src/runtime/node.ts";\n',
-    },
-    args: NODE_ARGS,
-  },
-  bun: {
-    output: "bun.mjs",
-    entry: { file: "src/runtime/bun.ts" },
-    args: ["--platform=node", "--target=esnext", "--external:@libsql/client", "--external:libsql"],
-  },
-  workers: {
-    output: "worker.js",
-    entry: { file: "src/runtime/workers.ts" },
-    args: [
-      "--platform=neutral",
-      "--target=es2022",
-      "--conditions=workerd,worker,browser",
-      "--main-fields=browser,module,main",
-      "--alias:node:fs/promises=./scripts/shims/no_node_fs.ts",
-      // The embedded driver is imported lazily, only for file databases, which Workers refuse.
-      "--alias:libsql=./scripts/shims/no_libsql.ts",
-    ],
-  },
-};
+async function withLock<T>(lock: string, run: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 300_000;
+  while (true) {
+    try {
+      await Deno.mkdir(lock);
+      break;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      const held = await Deno.stat(lock).then((info) => info.mtime?.getTime() ?? 0, () => 0);
+      if (held > 0 && Date.now() - held > 600_000) {
+        await Deno.remove(lock).catch(() => {});
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`Cannot build: ${lock} held for 5 minutes`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  try {
+    return await run();
+  } finally {
+    await Deno.remove(lock).catch(() => {});
+  }
+}
 
-/** Builds one target and returns the bundle's path. Installs `tools/` first if needed. */
-export async function build(target: BuildTarget): Promise<string> {
-  await ensureTools();
-  const recipe = RECIPES[target];
-  const output = `${DIST}/${recipe.output}`;
+/** A digest of every input of the package build, so an unchanged tree is not rebuilt. */
+async function packageInputsDigest(): Promise<string> {
+  const files: string[] = [`${ROOT}/mod.ts`, `${ROOT}/tsdown.config.ts`, `${ROOT}/package.json`];
+  const walk = async (folder: string) => {
+    for await (const entry of Deno.readDir(folder)) {
+      const path = `${folder}/${entry.name}`;
+      if (entry.isDirectory) await walk(path);
+      else if (entry.name.endsWith(".ts") || entry.name.endsWith(".json")) files.push(path);
+    }
+  };
+  await walk(`${ROOT}/src`);
+  files.sort();
+  const parts: Uint8Array[] = [];
+  for (const file of files) {
+    parts.push(new TextEncoder().encode(file), await Deno.readFile(file));
+  }
+  const all = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    all.set(part, offset);
+    offset += part.length;
+  }
+  const digest = await crypto.subtle.digest("SHA-256", all);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function buildPackage(): Promise<string> {
+  await ensurePackages();
+  const stamp = `${ROOT}/dist/.beacon-build-stamp`;
+  return await withLock(`${ROOT}/.build-lock`, async () => {
+    const digest = await packageInputsDigest();
+    const built = await Deno.readTextFile(stamp).then((text) => text.trim(), () => "");
+    if (built !== digest) {
+      const output = await new Deno.Command("npm", {
+        args: ["run", "build"],
+        cwd: ROOT,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      if (!output.success) {
+        throw new Error(
+          `Cannot build the package: npm run build failed\n` +
+            new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr),
+        );
+      }
+      await Deno.writeTextFile(stamp, digest + "\n");
+    }
+    return `${ROOT}/dist/server.mjs`;
+  });
+}
+
+async function buildWorkers(): Promise<string> {
+  await ensureTools("workers");
+  const output = `${DIST}/worker.js`;
   // Written beside and renamed into place, so a concurrent reader never sees half a bundle.
   const partial = `${output}.${Deno.pid}.partial`;
-  const args = [
-    "--bundle",
-    "--format=esm",
-    "--log-level=warning",
-    `--outfile=${partial}`,
-    ...recipe.args,
-  ];
-  if ("file" in recipe.entry) args.unshift(recipe.entry.file);
-  else args.push("--loader=ts", `--sourcefile=${target}_entry.ts`);
-  const child = new Deno.Command(await esbuildExecutable(), {
-    args,
+  await Deno.mkdir(DIST, { recursive: true });
+  const result = await new Deno.Command(await esbuildExecutable(), {
+    args: [...WORKERS_ARGS, `--outfile=${partial}`],
     cwd: ROOT,
-    // Bare imports (the deno.json import map's npm packages) resolve from tools/node_modules.
-    env: { NODE_PATH: `${TOOLS}/node_modules` },
-    stdin: "piped",
+    // Bare imports (the deno.json import map's npm packages) resolve from tools/workers.
+    env: { NODE_PATH: `${TOOLS}/workers/node_modules` },
     stdout: "piped",
     stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  if ("contents" in recipe.entry) {
-    await writer.write(new TextEncoder().encode(recipe.entry.contents));
-  }
-  await writer.close();
-  const result = await child.output();
+  }).output();
   if (!result.success) {
     throw new Error(
-      `Cannot build ${target}: esbuild failed\n${new TextDecoder().decode(result.stderr)}`,
+      `Cannot build workers: esbuild failed\n${new TextDecoder().decode(result.stderr)}`,
     );
   }
   await Deno.rename(partial, output);
   return output;
+}
+
+/** Builds one target and returns the path to run. */
+export function build(target: BuildTarget): Promise<string> {
+  return target === "package" ? buildPackage() : buildWorkers();
 }
 
 if (import.meta.main) {

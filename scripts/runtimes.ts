@@ -1,17 +1,24 @@
 /**
- * Starts the Beacon on Bun, Node or workerd (through Miniflare), installing the project-local
- * tools and building the bundle first. The `deno.json` tasks `start:bun`, `start:node` and
- * `start:workers` call this file; the conformance test uses {@linkcode startRuntime}.
+ * Starts the Beacon on Bun, Node or workerd (through Miniflare) from Deno, for the `deno.json`
+ * tasks `start:bun`, `start:node` and `start:workers` and the tests ({@linkcode startRuntime}).
+ * Each runtime's tools are installed on first use of that runtime only (scripts/tools.ts):
  *
- * Every runtime reads the same `PORT`, `HOSTNAME` and `BEACON_*` variables and prints the same
- * JSON lines (`{"event":"listening",...}`, then `{"event":"shutdown",...}` after SIGINT or
- * SIGTERM). On workerd the `BEACON_*` variables become the worker's `env` bindings, and the
- * database must be remote (`libsql://`, `https://`): Workers cannot load the embedded one.
+ * | runtime | what runs | installs |
+ * |---|---|---|
+ * | Bun | `bun src/runtime/bun_server.ts` (the TypeScript sources) | root `package.json`, `tools/bun/` |
+ * | Node | `node dist/server.mjs` after `npm run build` | root `package.json` |
+ * | workerd | `tools/workers/dist/worker.js` in Miniflare | `tools/workers/` |
+ *
+ * Bun and Node users need none of this: `bun install && bun run start:bun`, `npm install &&
+ * npm start` (README.md). Every runtime reads the same `PORT`, `BEACON_HOSTNAME` and `BEACON_*`
+ * variables and prints the same JSON lines (`{"event":"listening",...}`, then
+ * `{"event":"shutdown",...}` after SIGINT or SIGTERM). On workerd the `BEACON_*` variables become
+ * the worker's `env` bindings, and the database must be remote (`libsql://`, `https://`,
+ * `http://` for a local sqld): Workers cannot load the embedded one.
  *
  * Usage:
  *
  * ```sh
- * deno run -A scripts/runtimes.ts install           # npm ci into tools/ (done on demand anyway)
  * deno run -A scripts/runtimes.ts start bun|node|workers
  * ```
  *
@@ -19,7 +26,7 @@
  * ```ts ignore
  * import { startRuntime } from "./scripts/runtimes.ts";
  *
- * const server = await startRuntime("node", { PORT: "0", HOSTNAME: "127.0.0.1" });
+ * const server = await startRuntime("node", { PORT: "0", BEACON_HOSTNAME: "127.0.0.1" });
  * console.log(server.url);
  * await server.stop();
  * ```
@@ -28,7 +35,7 @@
  */
 import { isEmbedded } from "../src/store/client.ts";
 import { build } from "./build.ts";
-import { bunExecutable, ensureTools, nodeExecutable, ROOT } from "./tools.ts";
+import { bunExecutable, ensurePackages, nodeExecutable, ROOT } from "./tools.ts";
 
 /** The runtimes this script starts (Deno is `deno task start`). */
 export type RuntimeName = "bun" | "node" | "workers";
@@ -36,16 +43,16 @@ export type RuntimeName = "bun" | "node" | "workers";
 /** Every runtime this script starts. */
 export const RUNTIMES: readonly RuntimeName[] = ["bun", "node", "workers"];
 
-/** How to run one runtime's server: installs tools and builds its bundle first. */
+/** How to run one runtime's server: installs its tools and builds what it runs first. */
 export async function runtimeCommand(
   runtime: RuntimeName,
 ): Promise<{ command: string; args: string[] }> {
-  await ensureTools();
   switch (runtime) {
     case "bun":
-      return { command: await bunExecutable(), args: [await build("bun")] };
+      await ensurePackages();
+      return { command: await bunExecutable(), args: [`${ROOT}/src/runtime/bun_server.ts`] };
     case "node":
-      return { command: await nodeExecutable(), args: [await build("node")] };
+      return { command: await nodeExecutable(), args: [await build("package")] };
     case "workers":
       return {
         command: await nodeExecutable(),
@@ -82,14 +89,46 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
   }
 }
 
-/** Variables a child needs to find its tools and caches; nothing of the Beacon's own. */
-const PASSED_THROUGH = ["PATH", "HOME", "TMPDIR", "DENO_DIR", "XDG_CACHE_HOME", "NPM_CONFIG_CACHE"];
+/**
+ * Variables a child needs to find its runtime, caches, certificates, proxy and registry (issue
+ * 12, item 8); nothing of the Beacon's own `BEACON_*` set, so a developer's own configuration
+ * cannot change a test.
+ */
+const PASSED_THROUGH = [
+  "PATH",
+  "HOME",
+  "TMPDIR",
+  "XDG_CACHE_HOME",
+  "DENO_DIR",
+  "DENO_CERT",
+  "DENO_TLS_CA_STORE",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+];
 
-function passThrough(): Record<string, string> {
+/** Prefixes of npm's own settings (registry, cache, certificates), passed through too. */
+const PASSED_THROUGH_PREFIXES = ["NPM_CONFIG_", "npm_config_"];
+
+/**
+ * The environment every child process of the tests and scripts starts from: the runtime's own
+ * variables ({@linkcode PASSED_THROUGH}), never a `BEACON_*` one.
+ */
+export function childEnvironment(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const name of PASSED_THROUGH) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) env[name] = value;
+  for (const [name, value] of Object.entries(Deno.env.toObject())) {
+    if (
+      PASSED_THROUGH.includes(name) ||
+      PASSED_THROUGH_PREFIXES.some((prefix) => name.startsWith(prefix))
+    ) {
+      env[name] = value;
+    }
   }
   return env;
 }
@@ -104,12 +143,13 @@ export async function startServerProcess(
   args: string[],
   env: Record<string, string>,
   timeoutMs = 60_000,
+  cwd: string = ROOT,
 ): Promise<RunningServer> {
   const child = new Deno.Command(command, {
     args,
-    cwd: ROOT,
+    cwd,
     clearEnv: true,
-    env: { ...passThrough(), ...env },
+    env: { ...childEnvironment(), ...env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -163,7 +203,7 @@ export async function startServerProcess(
   } finally {
     clearTimeout(timer);
   }
-  const host = env.HOSTNAME ?? "127.0.0.1";
+  const host = env.BEACON_HOSTNAME ?? "127.0.0.1";
   return {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${listening}`,
     lines,
@@ -194,33 +234,32 @@ export async function startServerProcess(
 
 /**
  * Installs the tools, builds the bundle and starts `runtime`'s server with `env` (at least
- * `PORT` and `HOSTNAME`; `PORT: "0"` picks a free port). Resolves once it listens.
+ * `PORT` and `BEACON_HOSTNAME`; `PORT: "0"` picks a free port), under `wrapper` if given (a
+ * command and its arguments, such as `prlimit --nofile=128`). Resolves once it listens.
  */
 export async function startRuntime(
   runtime: RuntimeName,
   env: Record<string, string>,
+  wrapper: string[] = [],
 ): Promise<RunningServer> {
   const { command, args } = await runtimeCommand(runtime);
-  return startServerProcess(command, args, env);
+  const [first, ...rest] = [...wrapper, command, ...args];
+  return startServerProcess(first, rest, env);
 }
 
 async function main(args: string[]): Promise<number> {
   const [action, runtime] = args;
-  if (action === "install") {
-    await ensureTools();
-    return 0;
-  }
   if (action !== "start" || !RUNTIMES.includes(runtime as RuntimeName)) {
-    console.error("Usage: deno run -A scripts/runtimes.ts install | start bun|node|workers");
+    console.error("Usage: deno run -A scripts/runtimes.ts start bun|node|workers");
     return 2;
   }
   if (runtime === "workers" && isEmbedded(Deno.env.get("BEACON_DATABASE_URL") || "file:")) {
     console.error(
       "Cannot start on Workers: BEACON_DATABASE_URL names an embedded database (or is unset), " +
         "and Workers cannot load native modules; set it to the libsql:// or https:// URL of a " +
-        "Turso or sqld database (run `deno task migrate` against it first)",
+        "Turso or sqld database (`deno task db` starts a local sqld)",
     );
-    return 1;
+    return 2;
   }
   const { command, args: commandArgs } = await runtimeCommand(runtime as RuntimeName);
   // The server inherits this process's environment, standard streams and working directory.

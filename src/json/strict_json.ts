@@ -186,7 +186,10 @@ function firstInvalidUtf8Byte(bytes: Uint8Array): number {
  * every refused body would be wasted work.
  */
 class Refused {
-  constructor(readonly refusal: JsonRefusal) {}
+  readonly refusal: JsonRefusal;
+  constructor(refusal: JsonRefusal) {
+    this.refusal = refusal;
+  }
 }
 
 const SYNTAX = new Refused("syntax");

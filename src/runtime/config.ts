@@ -6,8 +6,8 @@
  * | variable | meaning | default |
  * |---|---|---|
  * | `PORT` | TCP port to listen on (`0` picks a free one) | `8000` |
- * | `HOSTNAME` | address to listen on | `0.0.0.0` |
- * | `BEACON_DATABASE_URL` | libSQL URL | `file:data/beacon.db` |
+ * | `BEACON_HOSTNAME` | address to listen on (`HOSTNAME` is ignored: Docker sets it to the container id) | `0.0.0.0` |
+ * | `BEACON_DATABASE_URL` | libSQL URL: `file:…`, `libsql://…`, `https://…` (`http://` for a local sqld) | `file:data/beacon.db` |
  * | `BEACON_DATABASE_AUTH_TOKEN` | Turso / sqld token | none |
  * | `BEACON_PUBLIC_URL` | public origin for documents and receipts | the listener's scheme and a valid `Host` |
  * | `BEACON_RATE_LIMIT` | `10/1m` syntax or `off`: submissions per source | `10/1m` |
@@ -24,13 +24,14 @@
  */
 import { type Beacon, type BeaconOptions, createBeacon } from "../../mod.ts";
 import { fromHex } from "../bytes.ts";
+import { DEFAULT_DATABASE_URL } from "../defaults.ts";
 import { parseRateLimit } from "../limits/rate.ts";
 import { parseSigningKey } from "../signing/key.ts";
 
 /** Every variable the Beacon reads (entries grant access to exactly these). */
 export const ENVIRONMENT_VARIABLES = [
   "PORT",
-  "HOSTNAME",
+  "BEACON_HOSTNAME",
   "BEACON_DATABASE_URL",
   "BEACON_DATABASE_AUTH_TOKEN",
   "BEACON_PUBLIC_URL",
@@ -43,7 +44,23 @@ export const ENVIRONMENT_VARIABLES = [
   "BEACON_SIGNING_KEY",
   "BEACON_LOG",
   "BEACON_WRITER_THREAD",
+  "BEACON_DATABASE_TIMEOUT_MS",
 ] as const;
+
+/** The URL forms `BEACON_DATABASE_URL` accepts, as the refusal names them. */
+const DATABASE_URL_FORMS = /^(file:|libsql:\/\/|https:\/\/|http:\/\/|:memory:$)/;
+
+/**
+ * A start-up refusal: the configuration or the environment cannot work. Entries print its one-line
+ * message on stderr and exit with code 2 (src/runtime/serve.ts), never a stack trace.
+ */
+export class StartupError extends Error {
+  /** `message` says what is wrong and what is expected. */
+  constructor(message: string) {
+    super(message);
+    this.name = "StartupError";
+  }
+}
 
 /** The resolved server configuration. */
 export interface ServerConfig {
@@ -55,27 +72,36 @@ export interface ServerConfig {
 
 function integer(name: string, text: string, min: number, max: number): number {
   if (!/^[0-9]{1,6}$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new Error(`Cannot start: ${name} must be an integer from ${min} to ${max}`);
+    throw new StartupError(`Cannot start: ${name} must be an integer from ${min} to ${max}`);
   }
   return Number(text);
 }
 
-/** Resolves the configuration from `read(name)`. Throws with a message naming the variable. */
+/**
+ * Resolves the configuration from `read(name)`. Throws a {@linkcode StartupError} whose message
+ * names the variable and the accepted values.
+ */
 export function configFromEnvironment(read: (name: string) => string | undefined): ServerConfig {
   const get = (name: string) => {
     const value = read(name);
     return value === undefined || value === "" ? undefined : value;
   };
+  const databaseUrl = get("BEACON_DATABASE_URL") ?? DEFAULT_DATABASE_URL;
+  if (!DATABASE_URL_FORMS.test(databaseUrl)) {
+    // Only the scheme is quoted: the rest of a URL may carry a token.
+    const scheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:/.exec(databaseUrl)?.[0] ?? "no scheme";
+    throw new StartupError(
+      "Cannot start: BEACON_DATABASE_URL must start with file: (embedded), libsql:// or " +
+        `https:// (Turso, sqld), or http:// (a local sqld); it has ${scheme}`,
+    );
+  }
   const options: BeaconOptions = {
-    database: {
-      url: get("BEACON_DATABASE_URL") ?? "file:data/beacon.db",
-      authToken: get("BEACON_DATABASE_AUTH_TOKEN"),
-    },
+    database: { url: databaseUrl, authToken: get("BEACON_DATABASE_AUTH_TOKEN") },
   };
   const publicUrl = get("BEACON_PUBLIC_URL");
   if (publicUrl !== undefined) {
     if (!URL.canParse(publicUrl) || !/^https?:$/.test(new URL(publicUrl).protocol)) {
-      throw new Error("Cannot start: BEACON_PUBLIC_URL must be an http(s) URL");
+      throw new StartupError("Cannot start: BEACON_PUBLIC_URL must be an http(s) URL");
     }
     options.publicUrl = publicUrl;
   }
@@ -84,7 +110,7 @@ export function configFromEnvironment(read: (name: string) => string | undefined
     try {
       options.rateLimit = parseRateLimit(rate) ?? "off";
     } catch {
-      throw new Error('Cannot start: BEACON_RATE_LIMIT must be "off" or like "10/1m"');
+      throw new StartupError('Cannot start: BEACON_RATE_LIMIT must be "off" or like "10/1m"');
     }
   }
   const statusRate = get("BEACON_STATUS_RATE_LIMIT");
@@ -98,7 +124,9 @@ export function configFromEnvironment(read: (name: string) => string | undefined
   const rateStore = get("BEACON_RATE_LIMIT_STORE");
   if (rateStore !== undefined) {
     if (rateStore !== "memory" && rateStore !== "database") {
-      throw new Error('Cannot start: BEACON_RATE_LIMIT_STORE must be "memory" or "database"');
+      throw new StartupError(
+        'Cannot start: BEACON_RATE_LIMIT_STORE must be "memory" or "database"',
+      );
     }
     options.rateLimitStore = rateStore;
   }
@@ -109,7 +137,7 @@ export function configFromEnvironment(read: (name: string) => string | undefined
   const proxyHeader = get("BEACON_TRUSTED_PROXY_HEADER")?.toLowerCase();
   if (proxyHeader !== undefined) {
     if (proxyHeader !== "x-forwarded-for" && proxyHeader !== "forwarded") {
-      throw new Error(
+      throw new StartupError(
         'Cannot start: BEACON_TRUSTED_PROXY_HEADER must be "x-forwarded-for" or "forwarded"',
       );
     }
@@ -119,24 +147,42 @@ export function configFromEnvironment(read: (name: string) => string | undefined
   if (salt !== undefined) {
     const bytes = fromHex(salt);
     if (bytes === undefined || bytes.length < 16 || bytes.length > 64) {
-      throw new Error("Cannot start: BEACON_SOURCE_SALT must be 32 to 128 hex digits");
+      throw new StartupError("Cannot start: BEACON_SOURCE_SALT must be 32 to 128 hex digits");
     }
     options.sourceSalt = bytes;
   }
   const signingKey = get("BEACON_SIGNING_KEY");
-  if (signingKey !== undefined) options.signingKey = parseSigningKey(signingKey);
+  if (signingKey !== undefined) {
+    try {
+      options.signingKey = parseSigningKey(signingKey);
+    } catch (error) {
+      throw new StartupError(
+        `Cannot start: ${(error as Error).message.replace(/^Cannot use /, "")}`,
+      );
+    }
+  }
   const writerThread = get("BEACON_WRITER_THREAD") ?? "off";
   if (writerThread !== "on" && writerThread !== "off") {
-    throw new Error('Cannot start: BEACON_WRITER_THREAD must be "on" or "off"');
+    throw new StartupError('Cannot start: BEACON_WRITER_THREAD must be "on" or "off"');
   }
   if (writerThread === "on") options.database = { ...options.database!, writerThread: true };
+  const timeout = get("BEACON_DATABASE_TIMEOUT_MS");
+  if (timeout !== undefined) {
+    const ms = /^[0-9]{1,7}$/.test(timeout) ? Number(timeout) : NaN;
+    if (!(ms >= 100 && ms <= 600_000)) {
+      throw new StartupError(
+        "Cannot start: BEACON_DATABASE_TIMEOUT_MS must be milliseconds from 100 to 600000",
+      );
+    }
+    options.database = { ...options.database!, timeoutMs: ms };
+  }
   const log = get("BEACON_LOG") ?? "on";
   if (log !== "on" && log !== "off") {
-    throw new Error('Cannot start: BEACON_LOG must be "on" or "off"');
+    throw new StartupError('Cannot start: BEACON_LOG must be "on" or "off"');
   }
   return {
     port: integer("PORT", get("PORT") ?? "8000", 0, 65535),
-    hostname: get("HOSTNAME") ?? "0.0.0.0",
+    hostname: get("BEACON_HOSTNAME") ?? "0.0.0.0",
     logRequests: log === "on",
     options,
   };

@@ -6,14 +6,22 @@
  *
  * @module
  */
-import { configFromEnvironment } from "./config.ts";
+import { configFromEnvironment, type ServerConfig } from "./config.ts";
+import { DEFAULT_DATABASE_URL } from "../defaults.ts";
 import { npmCacheFolder, SERVER_V8_FLAGS, serverPermissionFlags } from "./permissions.ts";
+import { refusalMessage } from "./serve.ts";
 
-const config = configFromEnvironment((name) => Deno.env.get(name));
+let config: ServerConfig;
+try {
+  config = configFromEnvironment((name) => Deno.env.get(name));
+} catch (error) {
+  console.error(refusalMessage(error));
+  Deno.exit(2);
+}
 const flags = serverPermissionFlags({
   hostname: config.hostname,
   port: config.port,
-  databaseUrl: config.options.database?.url ?? "file:data/beacon.db",
+  databaseUrl: config.options.database?.url ?? DEFAULT_DATABASE_URL,
   npmCache: await npmCacheFolder(),
   cwd: Deno.cwd(),
 });

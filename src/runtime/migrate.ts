@@ -19,6 +19,7 @@
 import { openClient } from "../store/client.ts";
 import { migrate, MIGRATIONS } from "../store/migrations.ts";
 import { configFromEnvironment } from "./config.ts";
+import { DEFAULT_DATABASE_URL } from "../defaults.ts";
 
 /**
  * Applies every pending migration to `database` and reports how many ran and the schema version.
@@ -60,7 +61,7 @@ function describe(url: string): string {
 if (import.meta.main) {
   try {
     const config = configFromEnvironment((name) => Deno.env.get(name));
-    const database = config.options.database ?? { url: "file:data/beacon.db" };
+    const database = config.options.database ?? { url: DEFAULT_DATABASE_URL };
     const { applied, version } = await migrateDatabase(database);
     const latest = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
     console.log(JSON.stringify({

@@ -1,12 +1,13 @@
 /**
- * Node entry and `node:http` adapter. The adapter turns an `IncomingMessage` into a standard
- * `Request` (the body stays a stream that is pulled one chunk at a time, so the core's
+ * The `node:http` adapter (the package's `./node` export): turns an `IncomingMessage` into a
+ * standard `Request` (the body stays a stream that is pulled one chunk at a time, so the core's
  * byte-counting body limit still decides how much is read) and writes the `Response` back with
- * back-pressure. {@linkcode main} serves the Beacon the same way as the Deno entry: same
- * environment variables, same JSON lines on stdout, clean shutdown on SIGINT / SIGTERM.
+ * back-pressure. The Node server entry is `node_server.ts`.
  *
- * Node 20 cannot run TypeScript, so `deno task start:node` first bundles this file with esbuild
- * into `tools/dist/node.mjs` (see `scripts/runtimes.ts`).
+ * Whatever the request, the listener answers: a method the Fetch standard cannot represent
+ * (`CONNECT`, `TRACE`, `TRACK`: `new Request` throws for them) gets the core's `405`, a target
+ * or `Host` that is not an origin-form URL of ours the core's `404`, both with the core's
+ * hardening headers (src/errors.ts, src/middleware/response_headers.ts).
  *
  * @example Mount the Beacon under `/beacon` in an existing `node:http` server
  * ```ts ignore
@@ -24,10 +25,10 @@
  *
  * @module
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import process from "node:process";
-import type { ConnectionInfo } from "../../mod.ts";
-import { beaconForServer, closeAndReport, configFromEnvironment } from "./config.ts";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ConnectionInfo, RequestLogEntry } from "../../mod.ts";
+import { type ErrorCode, errorResponse } from "../errors.ts";
+import { harden } from "../middleware/response_headers.ts";
 
 /** A fetch handler in the shape of `Beacon.fetch`. */
 export type FetchHandler = (request: Request, info?: ConnectionInfo) => Promise<Response>;
@@ -41,6 +42,11 @@ export interface NodeAdapterOptions {
   prefix?: string;
   /** Receives errors of the adapter itself (a response that could not be written). */
   onError?: (error: unknown) => void;
+  /**
+   * Receives one entry for each request the adapter answers itself (one the Fetch standard
+   * cannot represent), in the shape of the core's request log; the handler logs all others.
+   */
+  log?: (entry: RequestLogEntry) => void;
 }
 
 /** A `node:http` request listener. */
@@ -111,7 +117,8 @@ function normalisePrefix(prefix: string | undefined): string {
 /**
  * Builds a standard `Request` from a Node request: URL from the `Host` header and the path,
  * every header as received, and the body as a pull-based stream (never buffered here). Returns
- * undefined when the path lies outside `options.prefix` or the target is not a valid URL.
+ * undefined when the path lies outside `options.prefix`, the target is not a valid URL, or the
+ * method is one the Fetch standard forbids.
  *
  * @example
  * ```ts ignore
@@ -158,7 +165,11 @@ export function toRequest(
     init.body = bodyStream(incoming);
     init.duplex = "half";
   }
-  return new Request(url, init);
+  try {
+    return new Request(url, init);
+  } catch {
+    return undefined; // a method Fetch forbids (CONNECT, TRACE, TRACK)
+  }
 }
 
 /**
@@ -235,6 +246,28 @@ export function toNodeListener(
   options: NodeAdapterOptions = {},
 ): NodeListener {
   normalisePrefix(options.prefix); // fail at mount time, not per request
+  const refuse = (incoming: IncomingMessage, outgoing: ServerResponse, code: ErrorCode) => {
+    incoming.resume(); // discard a body nobody will read
+    const startedAt = Date.now();
+    writeResponse(outgoing, harden(errorResponse(code)), true).catch((error) => {
+      options.onError?.(error);
+      outgoing.destroy();
+    });
+    try {
+      options.log?.({
+        time: new Date(startedAt).toISOString(),
+        route: "none",
+        method: incoming.method ?? "",
+        status: outgoing.statusCode,
+        outcome: "refused",
+        code,
+        bytes: 0,
+        ms: 0,
+      });
+    } catch {
+      // Logging must never change an answer.
+    }
+  };
   return (incoming, outgoing) => {
     const aborted = new AbortController();
     outgoing.once("close", () => {
@@ -242,21 +275,29 @@ export function toNodeListener(
     });
     const request = toRequest(incoming, { ...options, signal: aborted.signal });
     if (request === undefined) {
-      incoming.resume();
-      outgoing.writeHead(404, { "content-type": "application/json", connection: "close" });
-      outgoing.end(JSON.stringify({ error: { code: "not_found", message: "No such resource" } }));
-      return;
+      // Fetch cannot carry the method: no resource of ours allows it (the core answers 405 to
+      // every method a route lacks). Otherwise the target or Host is not one of ours.
+      const method = (incoming.method ?? "").toUpperCase();
+      const forbidden = method === "CONNECT" || method === "TRACE" || method === "TRACK";
+      return refuse(incoming, outgoing, forbidden ? "method_not_allowed" : "not_found");
     }
-    handler(request, {
-      remoteAddress: incoming.socket.remoteAddress,
-      scheme: request.url.startsWith("https:") ? "https" : "http",
-    })
+    let answer: Promise<Response>;
+    try {
+      answer = handler(request, {
+        remoteAddress: incoming.socket.remoteAddress,
+        scheme: request.url.startsWith("https:") ? "https" : "http",
+      });
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    answer
       .then((response) => writeResponse(outgoing, response, !incoming.complete))
       .catch((error) => {
         options.onError?.(error);
         if (!outgoing.headersSent) {
-          outgoing.writeHead(500, { "content-type": "application/json", connection: "close" });
-          outgoing.end(JSON.stringify({ error: { code: "internal", message: "Internal error" } }));
+          writeResponse(outgoing, harden(errorResponse("internal")), true).catch(() =>
+            outgoing.destroy()
+          );
         } else {
           outgoing.destroy();
         }
@@ -265,41 +306,31 @@ export function toNodeListener(
 }
 
 /**
- * Serves the Beacon on Node from the environment (`PORT`, `HOSTNAME`, `BEACON_*`), printing
- * `{"event":"listening",...}` and, after SIGINT / SIGTERM, `{"event":"shutdown",...}`.
+ * A `connect` listener for a `node:http` server. Node hands `CONNECT` requests (RFC 9110 §9.3.6,
+ * a tunnel request) to the server's `connect` event, never to the request listener, and closes
+ * the connection unanswered when nothing listens. This answers them with the core's `405` and
+ * hardening headers, then closes: no resource of the Beacon is a tunnel.
  *
  * @example
  * ```ts ignore
- * import { main } from "./src/runtime/node.ts";
- * await main();
+ * import { createServer } from "node:http";
+ * import { refuseConnect, toNodeListener } from "./src/runtime/node.ts";
+ *
+ * const server = createServer(toNodeListener(beacon.fetch));
+ * server.on("connect", refuseConnect);
  * ```
  */
-export async function main(): Promise<void> {
-  const config = configFromEnvironment((name) => process.env[name]);
-  const beacon = beaconForServer(config);
-  await beacon.ready();
-  const server = createServer(toNodeListener(beacon.fetch));
-  // Slow senders are bounded by the core's body deadline; these bound the header phase.
-  server.headersTimeout = 15_000;
-  server.requestTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.port, config.hostname, () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : config.port;
-  console.log(JSON.stringify({ event: "listening", hostname: config.hostname, port }));
-
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    const closed = new Promise((resolve) => server.close(resolve)); // in-flight requests finish
-    server.closeIdleConnections();
-    await closed;
-    await closeAndReport(beacon);
-    process.exit(0);
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+export function refuseConnect(
+  _request: IncomingMessage,
+  socket: { end(data: string): void; destroy(): void; writable: boolean },
+): void {
+  if (!socket.writable) return socket.destroy();
+  void (async () => {
+    const response = harden(errorResponse("method_not_allowed"));
+    const body = await response.text();
+    let head = `HTTP/1.1 ${response.status} Method Not Allowed\r\n`;
+    for (const [name, value] of response.headers) head += `${name}: ${value}\r\n`;
+    head += `content-length: ${new TextEncoder().encode(body).length}\r\nconnection: close\r\n\r\n`;
+    socket.end(head + body);
+  })().catch(() => socket.destroy());
 }

@@ -49,7 +49,7 @@ const SOURCE_FOLDER = new URL("..", import.meta.url).pathname.replace(/\/$/, "")
 
 /** What the flags are computed from. */
 export interface PermissionFacts {
-  /** The listen address (`HOSTNAME`). */
+  /** The listen address (`BEACON_HOSTNAME`). */
   readonly hostname: string;
   /** The listen port (`PORT`). */
   readonly port: number;

@@ -1,21 +1,22 @@
 /**
  * Cloudflare Workers entry: a module worker, `export default { fetch(request, env, ctx) }`.
  * Configuration and secrets come from `env` (the same `BEACON_*` names as everywhere; `PORT` and
- * `HOSTNAME` do not apply), the client address from the `CF-Connecting-IP` header that
+ * `BEACON_HOSTNAME` do not apply), the client address from the `CF-Connecting-IP` header that
  * Cloudflare sets. The Beacon is created once per isolate, on the first request.
  *
  * Workers cannot load native modules, so the embedded database is refused: `BEACON_DATABASE_URL`
  * must name Turso or `sqld` (`libsql://…` or `https://…`), which the core opens with
  * `@libsql/client/web`. Run `deno task migrate` against that database before deploying.
  *
- * `deno task start:workers` bundles this file with esbuild into `tools/dist/worker.js` and serves
- * it with workerd through Miniflare (see `scripts/runtimes.ts`); `docs/deploy.md` shows a
- * `wrangler.toml` for a real deployment.
+ * `npm run start:workers` (or `deno task start:workers`) bundles this file with esbuild into
+ * `tools/workers/dist/worker.js` and serves it with workerd through Miniflare
+ * (`scripts/workerd_serve.mjs`); the package exports it as `@beacon/beacon/workers`.
+ * `docs/deploy.md` shows a `wrangler.toml` for a real deployment.
  *
  * @example wrangler.toml
  * ```toml
  * name = "beacon"
- * main = "tools/dist/worker.js"
+ * main = "tools/workers/dist/worker.js"
  * compatibility_date = "2026-04-01"
  * [vars]
  * BEACON_PUBLIC_URL = "https://beacon.example.com"

@@ -99,6 +99,9 @@ export class GroupCommitter<T, R = void> {
     if (this.#channel === undefined) {
       this.#channel = new MessageChannel();
       this.#channel.port1.onmessage = () => this.#turns.shift()?.();
+      // A scheduler must not keep a process alive on its own (Node refs an open port; a queued
+      // write keeps its caller's promise, not the port, pending).
+      (this.#channel.port1 as { unref?: () => void }).unref?.();
     }
     const turn = new Promise<void>((resolve) => this.#turns.push(resolve));
     this.#channel.port2.postMessage(0);

@@ -5,23 +5,24 @@
  * | runtime | entry | database |
  * |---|---|---|
  * | Deno | `src/runtime/deno.ts` with `deno task start`'s narrow permissions | embedded file |
- * | Deno | the same | remote: the Hrana test server, through `@libsql/client/web` |
- * | Bun | `tools/dist/bun.mjs` (`deno task start:bun`) | embedded file |
- * | Node | `tools/dist/node.mjs` (`deno task start:node`) | embedded file |
- * | workerd | `tools/dist/worker.js` in Miniflare (`deno task start:workers`) | remote: Hrana test server |
+ * | Deno | the same | remote: a real sqld with JWT auth, through `@libsql/client/web` |
+ * | Bun | `src/runtime/bun_server.ts` from the sources (`bun run start:bun`) | embedded file |
+ * | Node | `dist/server.mjs` built by `npm run build` (`npm start`) | embedded file |
+ * | workerd | `tools/workers/dist/worker.js` in Miniflare (`deno task start:workers`) | remote: sqld with JWT auth |
  *
  * The workerd run counts its rate limit in the database (`BEACON_RATE_LIMIT_STORE=database`), as
  * docs/deploy.md configures Workers; the others count in memory.
  *
- * Bun, Miniflare and esbuild are installed into `tools/` by the project's own script when
- * missing; a runtime that cannot be installed or started fails its test with the reason — it is
- * never skipped. The remote runs use `tests/support/hrana_server.ts`, test scaffolding only.
+ * Each runtime's tools are installed by the project's own script when missing (scripts/tools.ts);
+ * a runtime that cannot be installed or started fails its test with the reason — it is never
+ * skipped. The remote runs use Turso's real `sqld` (tests/support/sqld.ts).
  *
  * Every server runs with a rate limit and trusts one proxy hop, so the suite gives each request a
  * source of its own and checks the 429 on one source on purpose.
  */
 import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
-import { startHranaServer } from "../support/hrana_server.ts";
+import { jwtAuth, startSqld } from "../support/sqld.ts";
+import { createClient } from "@libsql/client/web";
 import { startServer } from "../support/server.ts";
 import { type RunningServer, type RuntimeName, startRuntime } from "../../scripts/runtimes.ts";
 import { runConformance } from "./suite.ts";
@@ -34,7 +35,7 @@ const COMMON = {
   BEACON_LOG: "off",
 };
 
-const LOOPBACK = { PORT: "0", HOSTNAME: "127.0.0.1" };
+const LOOPBACK = { PORT: "0", BEACON_HOSTNAME: "127.0.0.1" };
 
 async function withTempDir<T>(run: (directory: string) => Promise<T>): Promise<T> {
   const directory = await Deno.makeTempDir({ prefix: "beacon-conformance-" });
@@ -45,22 +46,28 @@ async function withTempDir<T>(run: (directory: string) => Promise<T>): Promise<T
   }
 }
 
-/** A remote database: the Hrana test server on a temporary file, with a token. */
+/** A remote database: a real sqld that requires a JWT, and the token for it. */
 async function withRemoteDatabase<T>(
-  run: (env: Record<string, string>, stats: () => { pipelines: number }) => Promise<T>,
+  run: (env: Record<string, string>, stored: () => Promise<number>) => Promise<T>,
 ): Promise<T> {
-  return await withTempDir(async (directory) => {
-    const authToken = crypto.randomUUID();
-    const hrana = await startHranaServer({ path: `${directory}/remote.db`, authToken });
-    try {
-      return await run(
-        { BEACON_DATABASE_URL: hrana.url, BEACON_DATABASE_AUTH_TOKEN: authToken },
-        () => hrana.stats(),
-      );
-    } finally {
-      await hrana.close();
-    }
-  });
+  const auth = await jwtAuth();
+  const sqld = await startSqld({ jwtPublicKey: auth.publicKey });
+  const authToken = await auth.token();
+  try {
+    return await run(
+      { BEACON_DATABASE_URL: sqld.url, BEACON_DATABASE_AUTH_TOKEN: authToken },
+      async () => {
+        const db = createClient({ url: sqld.url, authToken });
+        try {
+          return Number((await db.execute("SELECT count(*) AS n FROM submissions")).rows[0].n);
+        } finally {
+          db.close();
+        }
+      },
+    );
+  } finally {
+    await sqld.close();
+  }
 }
 
 /** Runs the suite against a started server, then stops it and checks the clean shutdown. */
@@ -105,15 +112,15 @@ Deno.test("conformance: Deno with an embedded file database", async (t) => {
   }
 });
 
-Deno.test("conformance: Deno with a remote database (Hrana over HTTP, web client)", async (t) => {
-  await withRemoteDatabase(async (database, stats) => {
+Deno.test("conformance: Deno with a remote database (sqld over HTTP, web client)", async (t) => {
+  await withRemoteDatabase(async (database, stored) => {
     const server = await startServer({ env: { ...COMMON, ...database } });
     try {
       await conformsThenStops(t, server);
     } finally {
       await Deno.remove(server.directory, { recursive: true }).catch(() => {});
     }
-    assert(stats().pipelines > 0, "the server stored through the remote database");
+    assert(await stored() > 0, "the server stored through the remote database");
   });
 });
 
@@ -139,8 +146,8 @@ Deno.test("conformance: Node with an embedded file database", async (t) => {
   });
 });
 
-Deno.test("conformance: workerd (Miniflare) with a remote database", async (t) => {
-  await withRemoteDatabase(async (database, stats) => {
+Deno.test("conformance: workerd (Miniflare) with a remote database (sqld)", async (t) => {
+  await withRemoteDatabase(async (database, stored) => {
     // As docs/deploy.md configures Workers: the rate limit counted in the shared database.
     const server = await startOrExplain("workers", {
       ...LOOPBACK,
@@ -149,7 +156,7 @@ Deno.test("conformance: workerd (Miniflare) with a remote database", async (t) =
       BEACON_RATE_LIMIT_STORE: "database",
     });
     await conformsThenStops(t, server);
-    assert(stats().pipelines > 0, "the worker stored through the remote database");
+    assert(await stored() > 0, "the worker stored through the remote database");
   });
 });
 

@@ -1,12 +1,19 @@
 /**
- * Storage faults: when the database goes away mid-service, the Beacon answers `503 unavailable`
- * (native) or -32603 `UNAVAILABLE` (A2A), issues no receipt, stores nothing partial, and recovers
- * by itself when the database returns. The database is a real remote one: the Hrana test server
- * (tests/support/hrana_server.ts) over the real `@libsql/client/web`, stopped and restarted.
+ * Storage faults against a real libSQL server (sqld, tests/support/sqld.ts), injected at the
+ * process level (`SIGKILL`, `SIGSTOP` of sqld) and at the network level (a loopback TCP proxy
+ * that delays, stalls or cuts, tests/support/fault_proxy.ts). When the database goes away the
+ * Beacon answers `503 unavailable` (native) or -32603 `UNAVAILABLE` (A2A), issues no receipt,
+ * stores nothing partial, and recovers by itself when the database returns. Also here: sqld's
+ * JWT authentication (a wrong token answers 503 and stores nothing), the append-only triggers
+ * enforced by sqld itself, and the server entries of every runtime starting while the database
+ * is down (issue 10, item 4).
  */
-import { createClient } from "@libsql/client";
-import { assert, assertEquals } from "../support/assert.ts";
-import { startHranaServer } from "../support/hrana_server.ts";
+import { createClient } from "@libsql/client/web";
+import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
+import { startFaultProxy } from "../support/fault_proxy.ts";
+import { jwtAuth, startSqld } from "../support/sqld.ts";
+import { startServer } from "../support/server.ts";
+import { type RunningServer, startRuntime } from "../../scripts/runtimes.ts";
 import { createBeacon } from "../../mod.ts";
 
 const TEXT = { "content-type": "text/plain; charset=utf-8" };
@@ -34,20 +41,27 @@ function sendMessage(beacon: ReturnType<typeof createBeacon>, messageId: string)
   );
 }
 
-Deno.test("a database outage answers 503 / -32603 with no receipt, then recovers by itself", async () => {
-  const directory = await Deno.makeTempDir({ prefix: "beacon-faults-" });
-  const path = `${directory}/remote.db`;
-  let hrana = await startHranaServer({ path });
-  const port = Number(new URL(hrana.url).port);
-  const beacon = createBeacon({ database: { url: hrana.url }, rateLimit: "off" });
+/** The stored texts, read through sqld on a connection of the test's own. */
+async function storedTexts(url: string, authToken?: string): Promise<string[]> {
+  const db = createClient({ url, authToken });
+  try {
+    const rows = (await db.execute("SELECT content FROM submissions ORDER BY seq")).rows;
+    return rows.map((row) => new TextDecoder().decode(row.content as ArrayBuffer));
+  } finally {
+    db.close();
+  }
+}
+
+Deno.test("sqld killed: 503 / -32603 with no receipt, then recovers by itself on restart", async () => {
+  const sqld = await startSqld();
+  const beacon = createBeacon({ database: { url: sqld.url }, rateLimit: "off" });
   try {
     assertEquals((await submit(beacon, "before the outage")).status, 202);
 
-    await hrana.close();
+    await sqld.kill();
     const native = await submit(beacon, "during the outage");
     assertEquals(native.status, 503);
-    const nativeBody = await native.json();
-    assertEquals(nativeBody, {
+    assertEquals(await native.json(), {
       error: { code: "unavailable", message: "Storage is unavailable; retry later" },
     });
     const a2a = await sendMessage(beacon, "outage-1");
@@ -57,80 +71,223 @@ Deno.test("a database outage answers 503 / -32603 with no receipt, then recovers
     assertEquals(rpc.error.data[0].reason, "UNAVAILABLE");
     assert(!("result" in rpc));
 
-    hrana = await startHranaServer({ path, port });
+    await sqld.restart();
     assertEquals((await submit(beacon, "after the outage")).status, 202);
     assertEquals((await sendMessage(beacon, "outage-1")).status, 200);
 
-    const db = createClient({ url: `file:${path}` });
-    const rows = (await db.execute("SELECT content FROM submissions ORDER BY seq")).rows;
-    const texts = rows.map((row) => new TextDecoder().decode(row.content as ArrayBuffer));
+    const texts = await storedTexts(sqld.url);
     assertEquals(texts.length, 3);
     assertEquals(texts[0], "before the outage");
     assertEquals(texts[1], "after the outage");
     assert(!texts.includes("during the outage"), "nothing from the outage was stored");
-    db.close();
   } finally {
     await beacon.close();
-    await hrana.close();
-    await Deno.remove(directory, { recursive: true });
+    await sqld.close();
   }
 });
 
-Deno.test("a database that is down at start answers 503 until it comes up", async () => {
-  const directory = await Deno.makeTempDir({ prefix: "beacon-faults-" });
-  const probe = await startHranaServer({ path: `${directory}/remote.db` });
-  const url = probe.url;
-  await probe.close(); // a port that nothing listens on now
-  const beacon = createBeacon({ database: { url }, rateLimit: "off" });
+Deno.test("createBeacon with sqld down at start answers 503 until it comes up", async () => {
+  const sqld = await startSqld();
+  await sqld.kill(); // its port now has nothing listening
+  const beacon = createBeacon({ database: { url: sqld.url }, rateLimit: "off" });
   try {
     assertEquals((await submit(beacon, "too early")).status, 503);
-    const hrana = await startHranaServer({
-      path: `${directory}/remote.db`,
-      port: Number(new URL(url).port),
-    });
-    try {
-      assertEquals((await submit(beacon, "now it works")).status, 202);
-    } finally {
-      await beacon.close();
-      await hrana.close();
-    }
+    await sqld.restart();
+    assertEquals((await submit(beacon, "now it works")).status, 202);
+    assertEquals(await storedTexts(sqld.url), ["now it works"]);
   } finally {
-    await Deno.remove(directory, { recursive: true });
+    await beacon.close();
+    await sqld.close();
   }
 });
 
-Deno.test("a slow database delays answers but breaks nothing; failing mid-request answers 503", async () => {
-  const directory = await Deno.makeTempDir({ prefix: "beacon-faults-" });
-  const path = `${directory}/remote.db`;
-  const hrana = await startHranaServer({ path });
-  const beacon = createBeacon({ database: { url: hrana.url }, rateLimit: "off" });
+Deno.test("sqld stopped (SIGSTOP) and continued: the waiting submission is then stored", async () => {
+  const sqld = await startSqld();
+  const beacon = createBeacon({ database: { url: sqld.url }, rateLimit: "off" });
   try {
     assertEquals((await submit(beacon, "warm up")).status, 202);
-    hrana.setDelay(300);
+    sqld.pause();
+    const waiting = submit(beacon, "while stopped");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    sqld.resume();
+    const response = await waiting;
+    assertEquals(response.status, 202);
+    assertEquals(await storedTexts(sqld.url), ["warm up", "while stopped"]);
+  } finally {
+    sqld.resume();
+    await beacon.close();
+    await sqld.close();
+  }
+});
+
+Deno.test("a slow or stalled network delays answers but breaks nothing; a cut answers 503", async () => {
+  const sqld = await startSqld();
+  const proxy = startFaultProxy(sqld.port);
+  const beacon = createBeacon({ database: { url: proxy.url }, rateLimit: "off" });
+  try {
+    assertEquals((await submit(beacon, "warm up")).status, 202);
+    proxy.setDelay(300);
     const slow = await Promise.all(
       Array.from({ length: 10 }, (_, i) => submit(beacon, `slow ${i}`).then((r) => r.status)),
     );
     assertEquals(slow, Array(10).fill(202), "slow commits still succeed, shared");
+    proxy.setDelay(0);
 
-    // The database goes away while the commit is on its way: no receipt, 503.
-    hrana.setDelay(1_000);
+    proxy.stall();
+    const stalled = submit(beacon, "stalled");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    proxy.resume();
+    assertEquals((await stalled).status, 202, "a stall that ends is only a delay");
+
+    // The connection is cut while the commit's bytes are held in the proxy, and new ones are
+    // refused: the bytes never reach sqld, the client gets no receipt, nothing is stored.
+    proxy.setDelay(2_000);
     const inFlight = submit(beacon, "lost mid-request");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await hrana.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    proxy.refuse(true);
+    proxy.cut();
     const failed = await inFlight;
     assertEquals(failed.status, 503);
     assertEquals((await failed.json()).error.code, "unavailable");
+    proxy.refuse(false);
+    proxy.setDelay(0);
+    assertEquals((await submit(beacon, "after the cut")).status, 202, "it recovers by itself");
 
-    const db = createClient({ url: `file:${path}` });
-    const texts = (await db.execute("SELECT content FROM submissions")).rows.map((row) =>
-      new TextDecoder().decode(row.content as ArrayBuffer)
-    );
-    assertEquals(texts.length, 11);
+    const texts = await storedTexts(sqld.url);
+    assertEquals(texts.length, 13);
     assert(!texts.includes("lost mid-request"), "nothing partial was stored");
-    db.close();
   } finally {
     await beacon.close();
-    await hrana.close();
-    await Deno.remove(directory, { recursive: true });
+    await proxy.close();
+    await sqld.close();
   }
 });
+
+Deno.test("sqld with JWT auth: the right token stores, a wrong one answers 503 and stores nothing", async () => {
+  const auth = await jwtAuth();
+  const sqld = await startSqld({ jwtPublicKey: auth.publicKey });
+  const token = await auth.token();
+  const wrong = createBeacon({
+    database: { url: sqld.url, authToken: await jwtAuth().then((other) => other.token()) },
+    rateLimit: "off",
+  });
+  const right = createBeacon({ database: { url: sqld.url, authToken: token }, rateLimit: "off" });
+  try {
+    const refused = await submit(wrong, "with a wrong token");
+    assertStrictEquals(refused.status, 503);
+    assertStrictEquals((await refused.json()).error.code, "unavailable");
+    assertStrictEquals((await submit(right, "with the right token")).status, 202);
+    assertStrictEquals((await submit(wrong, "with a wrong token again")).status, 503);
+    assertEquals(await storedTexts(sqld.url, token), ["with the right token"]);
+  } finally {
+    await wrong.close();
+    await right.close();
+    await sqld.close();
+  }
+});
+
+Deno.test("sqld itself refuses UPDATE and DELETE of a stored submission (append-only triggers)", async () => {
+  const sqld = await startSqld();
+  const beacon = createBeacon({ database: { url: sqld.url }, rateLimit: "off" });
+  const db = createClient({ url: sqld.url });
+  try {
+    assertStrictEquals((await submit(beacon, "kept as it is")).status, 202);
+    for (
+      const sql of [
+        "UPDATE submissions SET content = x'00'",
+        "DELETE FROM submissions",
+      ]
+    ) {
+      let refusal: unknown;
+      try {
+        await db.execute(sql);
+      } catch (error) {
+        refusal = error;
+      }
+      assert(refusal !== undefined, `sqld refused ${sql}`);
+      assertMatch(String((refusal as Error).message), /append-only|not allowed|abort|constraint/i);
+    }
+    assertEquals(await storedTexts(sqld.url), ["kept as it is"]);
+  } finally {
+    db.close();
+    await beacon.close();
+    await sqld.close();
+  }
+});
+
+/** Waits until `server` printed a line matching `predicate` (bounded by `timeoutMs`). */
+async function untilLine(
+  server: { lines: Record<string, unknown>[] },
+  predicate: (line: Record<string, unknown>) => boolean,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!server.lines.some(predicate)) {
+    if (Date.now() > deadline) {
+      throw new Error(`no such line within ${timeoutMs} ms: ${JSON.stringify(server.lines)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const ENTRIES = ["deno", "node", "bun"] as const;
+
+for (const entry of ENTRIES) {
+  Deno.test(`the ${entry} server entry starts with sqld down, answers 503, then serves once it is up`, async () => {
+    const sqld = await startSqld();
+    await sqld.kill();
+    const env = {
+      PORT: "0",
+      BEACON_HOSTNAME: "127.0.0.1",
+      BEACON_DATABASE_URL: sqld.url,
+      BEACON_RATE_LIMIT: "off",
+      BEACON_LOG: "off",
+    };
+    let server: RunningServer | Awaited<ReturnType<typeof startServer>> | undefined;
+    let directory: string | undefined;
+    try {
+      if (entry === "deno") {
+        const deno = await startServer({ env });
+        directory = deno.directory;
+        server = deno;
+      } else {
+        server = await startRuntime(entry, env);
+      }
+      const early = await fetch(`${server.url}/beacon/0.1/submissions`, {
+        method: "POST",
+        headers: TEXT,
+        body: "too early",
+      });
+      assertStrictEquals(early.status, 503);
+      assertStrictEquals((await early.json()).error.code, "unavailable");
+      await untilLine(server, (line) => line.event === "database" && line.state === "unavailable");
+
+      await sqld.restart();
+      await untilLine(server, (line) => line.event === "database" && line.state === "ready");
+      // Migrated without any request: the schema is there.
+      const db = createClient({ url: sqld.url });
+      const tables = (await db.execute("SELECT name FROM sqlite_master WHERE type = 'table'"))
+        .rows.map((row) => row.name);
+      db.close();
+      assert(tables.includes("submissions"), "migrations were applied once sqld was up");
+
+      const later = await fetch(`${server.url}/beacon/0.1/submissions`, {
+        method: "POST",
+        headers: TEXT,
+        body: "now it works",
+      });
+      assertStrictEquals(later.status, 202);
+      await later.body?.cancel();
+      const status = await server.stop();
+      server = undefined;
+      assertStrictEquals(status.code, 0);
+      assertEquals(await storedTexts(sqld.url), ["now it works"]);
+    } finally {
+      await server?.stop();
+      if (directory !== undefined) {
+        await Deno.remove(directory, { recursive: true }).catch(() => {});
+      }
+      await sqld.close();
+    }
+  });
+}

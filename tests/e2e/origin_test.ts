@@ -143,13 +143,15 @@ Deno.test("an invalid Host is refused 400 invalid_host, hardened, logged once, n
 Deno.test("the server warns at start without BEACON_PUBLIC_URL on a non-loopback address only", async () => {
   const config = (env: Record<string, string>) => configFromEnvironment((name) => env[name]);
   for (const hostname of ["0.0.0.0", "::", "192.0.2.1", "2001:db8::1", "[::]"]) {
-    assertMatch(publicUrlWarning(config({ HOSTNAME: hostname })) ?? "", /BEACON_PUBLIC_URL/);
+    assertMatch(publicUrlWarning(config({ BEACON_HOSTNAME: hostname })) ?? "", /BEACON_PUBLIC_URL/);
   }
   for (const hostname of ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"]) {
-    assertEquals(publicUrlWarning(config({ HOSTNAME: hostname })), undefined, hostname);
+    assertEquals(publicUrlWarning(config({ BEACON_HOSTNAME: hostname })), undefined, hostname);
   }
   assertEquals(
-    publicUrlWarning(config({ HOSTNAME: "0.0.0.0", BEACON_PUBLIC_URL: "https://b.example" })),
+    publicUrlWarning(
+      config({ BEACON_HOSTNAME: "0.0.0.0", BEACON_PUBLIC_URL: "https://b.example" }),
+    ),
     undefined,
   );
   // The real server on loopback (the only address a test may listen on) prints no warning.

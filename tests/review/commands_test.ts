@@ -2,13 +2,14 @@
  * Every command of the review tool, run as a subprocess against a real temporary database
  * filled through the real handler.
  */
+import { childEnvironment } from "../../scripts/runtimes.ts";
 import { createClient } from "@libsql/client";
 import { createBeacon } from "../../mod.ts";
 import { sha256Digest } from "../../src/bytes.ts";
 import { signMessage } from "../../src/message/identity.ts";
 import { encodeSeed, generateSeed } from "../../src/signing/key.ts";
 import { SubmissionStore } from "../../src/store/store.ts";
-import { startHranaServer } from "../support/hrana_server.ts";
+import { jwtAuth, startSqld } from "../support/sqld.ts";
 import {
   assert,
   assertEquals,
@@ -450,18 +451,16 @@ Deno.test("stats counts by day, surface, kind, signature and status, and the top
   assertMatch(text.stdout, /^top 10 sources/m);
 });
 
-Deno.test("the tool works on a remote database over HTTP (Hrana), with the auth token", async () => {
+Deno.test("the tool works on a remote database (a real sqld), with the auth token", async () => {
   const { database, ids } = await standardDatabase();
-  const server = await startHranaServer({ path: database.path, authToken: "secret-token" });
+  const auth = await jwtAuth();
+  const server = await startSqld({ seedDatabase: database.path, jwtPublicKey: auth.publicKey });
   try {
-    const env = { BEACON_DATABASE_AUTH_TOKEN: "secret-token" };
+    const env = { BEACON_DATABASE_AUTH_TOKEN: await auth.token() };
     const hostPort = new URL(server.url).host;
     const run = async (args: string[], extraEnv: Record<string, string> = env) => {
-      const inherited: Record<string, string> = {};
-      for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"]) {
-        const value = Deno.env.get(name);
-        if (value !== undefined) inherited[name] = value;
-      }
+      // The runtime\'s own variables (DENO_DIR, certificates, proxies), none of the BEACON_* set.
+      const inherited = childEnvironment();
       const output = await new Deno.Command(Deno.execPath(), {
         args: [
           "run",

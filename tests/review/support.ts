@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { childEnvironment } from "../../scripts/runtimes.ts";
 import { createBeacon } from "../../mod.ts";
 import { npmCacheFolder } from "../../src/runtime/permissions.ts";
 import { reviewPermissionFlags } from "../../src/review/permissions.ts";
@@ -137,11 +138,8 @@ export async function review(
   env: Record<string, string> = {},
 ): Promise<Run> {
   const url = typeof database === "string" ? database : database.url;
-  const inherited: Record<string, string> = {};
-  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) inherited[name] = value;
-  }
+  // The runtime's own variables (DENO_DIR, certificates, proxies), none of the BEACON_* set.
+  const inherited = childEnvironment();
   const all = [...args, "--database", url];
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", ...await reviewFlags(all, env), MAIN, ...all],

@@ -1,7 +1,7 @@
 /**
  * The `node:http` adapter (src/runtime/node.ts) inside a real Node process: an existing Node app
- * (node_embed.mjs) mounts the Beacon under `/beacon` from the library bundle
- * (`tools/dist/beacon-node.mjs`), next to routes of its own. What the adapter must get right is
+ * (node_embed.mjs) mounts the Beacon under `/beacon` from the built package (`dist/mod.mjs` and
+ * `dist/node.mjs`, `npm run build`), next to routes of its own. What the adapter must get right is
  * checked on the wire: the prefix, the body as a stream the core counts (chunked bodies,
  * declared lengths, stalled and aborted senders), and the host app surviving all of it.
  */
@@ -16,11 +16,12 @@ const TEXT = "text/plain; charset=utf-8";
 
 async function withEmbeddedNodeApp(run: (server: RunningServer) => Promise<void>): Promise<void> {
   const directory = await Deno.makeTempDir({ prefix: "beacon-node-embed-" });
-  const bundle = await build("node-lib");
+  const entry = await build("package"); // dist/server.mjs, beside the modules imported here
+  const dist = entry.slice(0, entry.lastIndexOf("/") + 1);
   const script = new URL("./node_embed.mjs", import.meta.url).pathname;
   const server = await startServerProcess(
     await nodeExecutable(),
-    [script, new URL(`file://${bundle}`).href, directory],
+    [script, new URL(`file://${dist}`).href, directory],
     {},
   );
   try {

@@ -1,10 +1,11 @@
 // An existing Node app that embeds the Beacon under /beacon with the node:http adapter, the way
 // docs/deploy.md shows it. Started by node_adapter_test.ts with Node itself (not Deno):
-//   node tests/runtime/node_embed.mjs <file URL of tools/dist/beacon-node.mjs> <database folder>
+//   node tests/runtime/node_embed.mjs <file URL of the built dist/ folder> <database folder>
 import { createServer } from "node:http";
 import process from "node:process";
 
-const { createBeacon, toNodeListener } = await import(process.argv[2]);
+const { createBeacon } = await import(new URL("mod.mjs", process.argv[2]).href);
+const { toNodeListener } = await import(new URL("node.mjs", process.argv[2]).href);
 const folder = process.argv[3];
 
 let beacon;

@@ -2,11 +2,12 @@
  * The documented tasks, run exactly as a developer runs them (`deno task <name>` from the
  * repository root): each start task serves on the port it is given and shuts down cleanly on
  * SIGTERM, `start:workers` refuses an embedded database before starting anything, and
- * `deno task migrate` migrates a remote database (the Hrana test server) idempotently.
+ * `deno task migrate` migrates a remote database (a real sqld with JWT auth) idempotently, and
+ * `deno task db` starts a local sqld.
  */
 import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
-import { startHranaServer } from "../support/hrana_server.ts";
-import { startServerProcess } from "../../scripts/runtimes.ts";
+import { jwtAuth, startSqld } from "../support/sqld.ts";
+import { childEnvironment, startServerProcess } from "../../scripts/runtimes.ts";
 import { ROOT } from "../../scripts/tools.ts";
 
 const TASKS: Record<string, string> = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`))
@@ -31,7 +32,7 @@ async function startsAndStops(task: string, env: Record<string, string>): Promis
   requireTask(task);
   const server = await startServerProcess(Deno.execPath(), ["task", task], {
     PORT: "0",
-    HOSTNAME: "127.0.0.1",
+    BEACON_HOSTNAME: "127.0.0.1",
     BEACON_LOG: "off",
     ...env,
   }, 120_000);
@@ -59,11 +60,11 @@ for (const task of ["start", "start:bun", "start:node"]) {
 
 Deno.test("deno task start:workers serves with a remote database and stops on SIGTERM", async () => {
   await withTempDir(async (directory) => {
-    const hrana = await startHranaServer({ path: `${directory}/remote.db` });
+    const sqld = await startSqld({ directory: `${directory}/sqld` });
     try {
-      await startsAndStops("start:workers", { BEACON_DATABASE_URL: hrana.url });
+      await startsAndStops("start:workers", { BEACON_DATABASE_URL: sqld.url });
     } finally {
-      await hrana.close();
+      await sqld.close();
     }
   });
 });
@@ -73,11 +74,12 @@ Deno.test("deno task start:workers refuses an embedded database before starting"
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["task", "start:workers"],
     cwd: ROOT,
-    env: { BEACON_DATABASE_URL: "file:data/beacon.db", PORT: "0" },
+    clearEnv: true,
+    env: { ...childEnvironment(), BEACON_DATABASE_URL: "file:data/beacon.db", PORT: "0" },
     stdout: "piped",
     stderr: "piped",
   }).output();
-  assertStrictEquals(output.code, 1);
+  assertStrictEquals(output.code, 2);
   assertMatch(new TextDecoder().decode(output.stderr), /Cannot start on Workers/);
 });
 
@@ -91,7 +93,7 @@ async function migrateTask(env: Record<string, string>): Promise<{
     args: ["task", "migrate"],
     cwd: ROOT,
     clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? ROOT, ...env },
+    env: { ...childEnvironment(), ...env },
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -106,16 +108,17 @@ async function migrateTask(env: Record<string, string>): Promise<{
 
 Deno.test("deno task migrate applies the migrations to a remote database, once", async () => {
   await withTempDir(async (directory) => {
-    const authToken = crypto.randomUUID();
-    const hrana = await startHranaServer({ path: `${directory}/remote.db`, authToken });
+    const auth = await jwtAuth();
+    const sqld = await startSqld({ directory: `${directory}/sqld`, jwtPublicKey: auth.publicKey });
     try {
-      const env = { BEACON_DATABASE_URL: hrana.url, BEACON_DATABASE_AUTH_TOKEN: authToken };
+      const authToken = await auth.token();
+      const env = { BEACON_DATABASE_URL: sqld.url, BEACON_DATABASE_AUTH_TOKEN: authToken };
       const first = await migrateTask(env);
       assertStrictEquals(first.code, 0, first.stderr);
       assertStrictEquals(first.line.event, "migrated");
       assert(Number(first.line.applied) >= 1, "the first run applies the migrations");
       assertStrictEquals(first.line.version, first.line.latest);
-      assertStrictEquals(first.line.database, new URL(hrana.url).origin);
+      assertStrictEquals(first.line.database, new URL(sqld.url).origin);
       const again = await migrateTask(env);
       assertStrictEquals(again.code, 0, again.stderr);
       assertStrictEquals(again.line.applied, 0);
@@ -124,7 +127,42 @@ Deno.test("deno task migrate applies the migrations to a remote database, once",
       assertStrictEquals(refused.line.event, "error");
       assert(!refused.stderr.includes("wrong-token"), "the token is never printed");
     } finally {
-      await hrana.close();
+      await sqld.close();
     }
   });
 });
+
+for (const [tool, args] of [["deno", ["task", "db"]], ["npm", ["run", "db"]]] as const) {
+  Deno.test(`${tool} ${args.join(" ")} starts a local sqld that serves the remote-database path`, async () => {
+    await withTempDir(async (directory) => {
+      const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+      const port = (probe.addr as Deno.NetAddr).port;
+      probe.close();
+      const child = new Deno.Command(tool === "deno" ? Deno.execPath() : "npm", {
+        args: [...args],
+        cwd: ROOT,
+        clearEnv: true,
+        env: { ...childEnvironment(), SQLD_PORT: String(port), SQLD_DIR: `${directory}/sqld` },
+        stdin: "null",
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      try {
+        const deadline = Date.now() + 120_000;
+        let healthy = false;
+        while (!healthy && Date.now() < deadline) {
+          healthy = await fetch(`http://127.0.0.1:${port}/health`).then(
+            (response) => response.body?.cancel().then(() => response.ok) ?? response.ok,
+            () => false,
+          );
+          if (!healthy) await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        assert(healthy, "sqld answers /health");
+        await startsAndStops("start", { BEACON_DATABASE_URL: `http://127.0.0.1:${port}` });
+      } finally {
+        child.kill("SIGTERM");
+        await child.status;
+      }
+    });
+  });
+}

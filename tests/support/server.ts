@@ -33,12 +33,17 @@ let npmCache: Promise<string> | undefined;
 
 /** Starts the server; `env` adds or overrides environment variables. */
 export async function startServer(
-  options: { env?: Record<string, string>; directory?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    directory?: string;
+    /** A command and its arguments to run the server under (e.g. `prlimit --nofile=…`). */
+    wrapper?: string[];
+  } = {},
 ): Promise<ServerProcess> {
   const directory = options.directory ?? await Deno.makeTempDir({ prefix: "beacon-test-" });
   const env: Record<string, string> = {
     PORT: "0",
-    HOSTNAME: "127.0.0.1",
+    BEACON_HOSTNAME: "127.0.0.1",
     BEACON_DATABASE_URL: `file:${directory}/beacon.db`,
     BEACON_RATE_LIMIT: "off",
     BEACON_STATUS_RATE_LIMIT: "off",
@@ -48,15 +53,23 @@ export async function startServer(
   // The same narrow permissions `deno task start` uses, so every end-to-end test also proves
   // the server needs nothing more.
   const flags = serverPermissionFlags({
-    hostname: env.HOSTNAME,
+    hostname: env.BEACON_HOSTNAME,
     port: Number(env.PORT),
     databaseUrl,
     npmCache: await (npmCache ??= npmCacheFolder()),
     cwd: ROOT,
   });
-  const server = await startServerProcess(
+  const [command, ...args] = [
+    ...options.wrapper ?? [],
     Deno.execPath(),
-    ["run", ...flags, ...SERVER_V8_FLAGS, ENTRY],
+    "run",
+    ...flags,
+    ...SERVER_V8_FLAGS,
+    ENTRY,
+  ];
+  const server = await startServerProcess(
+    command,
+    args,
     env,
     30_000,
   );

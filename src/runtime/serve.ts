@@ -1,0 +1,176 @@
+/**
+ * The one start-up and shutdown path of every server entry (Deno, Bun, Node). Each entry gives
+ * only its runtime's facts (how to read a variable, how to listen, how to exit); this module
+ * decides the rest the same way everywhere:
+ *
+ * 1. Read the configuration. A refusal is one line on stderr and exit code 2 (issue 12, item 8):
+ *    an invalid variable, a busy port or an address that cannot be bound.
+ * 2. Try to open (and migrate) the database once, for at most a few seconds, so that a server
+ *    whose database is there listens with it open; then listen whatever the outcome. Until the
+ *    database is reachable every request gets `503 unavailable` (createBeacon does that), and
+ *    {@linkcode keepOpening} retries in the background with back-off, so migrations are applied
+ *    as soon as it is (issue 10, item 4). A database that is down never stops the start.
+ * 3. On SIGINT / SIGTERM: stop accepting, let in-flight requests finish, close the database,
+ *    print `{"event":"shutdown",…}` and exit 0.
+ *
+ * @module
+ */
+import type { Beacon } from "../../mod.ts";
+import {
+  beaconForServer,
+  closeAndReport,
+  configFromEnvironment,
+  type ServerConfig,
+  StartupError,
+} from "./config.ts";
+
+/** A listening server, as an entry's `listen` returns it. */
+export interface Listening {
+  /** The bound port (the chosen one when `PORT=0`). */
+  readonly port: number;
+  /** Stops accepting and resolves when in-flight requests have finished. */
+  close(): Promise<void>;
+}
+
+/** What one runtime gives the shared path. */
+export interface ServerRuntime {
+  /** Reads an environment variable. */
+  env(name: string): string | undefined;
+  /** Starts listening with the Beacon's fetch handler; rejects when it cannot bind. */
+  listen(config: ServerConfig, beacon: Beacon): Promise<Listening>;
+  /** Calls `handler` on SIGINT and SIGTERM. */
+  onStopSignal(handler: () => void): void;
+  /** Ends the process. */
+  exit(code: number): void;
+}
+
+/** Prints one JSON line on stdout (the events tests, the benchmark and operators read). */
+export function logEvent(event: Record<string, unknown>): void {
+  console.log(JSON.stringify(event));
+}
+
+/** The one-line message for an error that stops a start. */
+export function refusalMessage(error: unknown, config?: ServerConfig): string {
+  if (error instanceof StartupError) return error.message;
+  const code = (error as { code?: unknown })?.code;
+  const name = (error as Error)?.name;
+  const where = config === undefined ? "" : ` ${config.hostname}:${config.port}`;
+  if (code === "EADDRINUSE" || name === "AddrInUse") {
+    return `Cannot start: the address${where} is already in use; set PORT (or BEACON_HOSTNAME) ` +
+      "to a free one";
+  }
+  if (code === "EACCES" || name === "PermissionDenied") {
+    return `Cannot start: not permitted to listen on${where}; choose a PORT above 1023 or ` +
+      "grant the permission";
+  }
+  if (code === "EADDRNOTAVAIL" || name === "AddrNotAvailable" || code === "ENOTFOUND") {
+    return `Cannot start: cannot listen on${where}: BEACON_HOSTNAME is not an address of this ` +
+      "machine";
+  }
+  // Anything else: its name only (a message may quote configuration such as a URL).
+  return `Cannot start: listening on${where} failed (${name ?? "unknown error"})`;
+}
+
+/** How long the start waits for the first opening of the database before listening anyway. */
+const FIRST_OPEN_WAIT_MS = 5_000;
+
+/** Back-off of the background database opening: 0.5 s doubling to 30 s. */
+const OPEN_RETRY_FIRST_MS = 500;
+const OPEN_RETRY_MAX_MS = 30_000;
+
+/**
+ * Opens (and migrates) the database in the background, retrying with back-off until it works or
+ * `stopped()` says the server is stopping. Logs `{"event":"database","state":"unavailable",…}`
+ * on each failure (its error name only) and `{"event":"database","state":"ready",
+ * "databaseCreated":…,"signingKeyGenerated":…}` once.
+ */
+export async function keepOpening(beacon: Beacon, stopped: () => boolean): Promise<void> {
+  let delay = OPEN_RETRY_FIRST_MS;
+  while (!stopped()) {
+    try {
+      const facts = await beacon.ready();
+      // A database or key created on a start that expected them is how a lost database shows.
+      if (!stopped()) logEvent({ event: "database", state: "ready", ...facts });
+      return;
+    } catch (error) {
+      if (stopped()) return;
+      logEvent({
+        event: "database",
+        state: "unavailable",
+        error: (error as Error)?.name ?? "unknown",
+        retryInMs: delay,
+      });
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, OPEN_RETRY_MAX_MS);
+    }
+  }
+}
+
+/**
+ * Logs accept errors (`EMFILE`, `ENFILE`: the process or system is out of file descriptors)
+ * with back-off: the first at once, then at most one line per interval, which doubles up to a
+ * minute while they continue, with the count of those not logged.
+ */
+export function acceptErrorLogger(runtime: string): (error: unknown) => void {
+  let next = 0;
+  let interval = 1_000;
+  let unlogged = 0;
+  return (error) => {
+    const now = Date.now();
+    if (now < next) {
+      unlogged++;
+      return;
+    }
+    logEvent({
+      event: "accept-error",
+      runtime,
+      code: (error as { code?: unknown })?.code ?? (error as Error)?.name ?? "unknown",
+      suppressed: unlogged,
+    });
+    unlogged = 0;
+    next = now + interval;
+    interval = Math.min(interval * 2, 60_000);
+  };
+}
+
+/** Runs a server entry: configuration, listening, background database opening, shutdown. */
+export async function runServer(runtime: ServerRuntime): Promise<void> {
+  let config: ServerConfig;
+  let beacon: Beacon;
+  try {
+    config = configFromEnvironment((name) => runtime.env(name));
+    beacon = beaconForServer(config);
+  } catch (error) {
+    console.error(refusalMessage(error));
+    return runtime.exit(2);
+  }
+  let stopping = false;
+  let waited: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    beacon.ready().catch(() => {}), // its failure is logged and retried by keepOpening below
+    new Promise((resolve) => waited = setTimeout(resolve, FIRST_OPEN_WAIT_MS)),
+  ]);
+  clearTimeout(waited);
+  let listening: Listening;
+  try {
+    listening = await runtime.listen(config, beacon);
+  } catch (error) {
+    console.error(refusalMessage(error, config));
+    await beacon.close().catch(() => {});
+    return runtime.exit(2);
+  }
+  logEvent({ event: "listening", hostname: config.hostname, port: listening.port });
+  void keepOpening(beacon, () => stopping);
+  runtime.onStopSignal(async () => {
+    if (stopping) return;
+    stopping = true;
+    await listening.close();
+    try {
+      await closeAndReport(beacon);
+    } catch (error) {
+      // The database never opened (or failed while closing): nothing is left to flush.
+      logEvent({ event: "shutdown", error: (error as Error)?.name ?? "unknown" });
+    }
+    runtime.exit(0);
+  });
+}

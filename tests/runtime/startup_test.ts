@@ -1,0 +1,117 @@
+/**
+ * Every start-up refusal is one clear line on stderr and exit code 2, on every server entry
+ * (issue 12, item 8): an invalid variable names the variable and what it accepts, a database URL
+ * of an unknown kind names the accepted forms (and never echoes the URL), a busy port says which
+ * address is busy. No stack trace. `HOSTNAME` (Docker sets it to the container id) is ignored:
+ * the bind address is `BEACON_HOSTNAME`.
+ */
+import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
+import { build } from "../../scripts/build.ts";
+import { childEnvironment, startServerProcess } from "../../scripts/runtimes.ts";
+import { bunExecutable, ensurePackages, nodeExecutable, ROOT } from "../../scripts/tools.ts";
+
+type Entry = { name: string; command: () => Promise<[string, ...string[]]> };
+
+const ENTRIES: Entry[] = [
+  { name: "deno task start", command: () => Promise.resolve([Deno.execPath(), "task", "start"]) },
+  {
+    name: "deno (entry)",
+    command: () => Promise.resolve([Deno.execPath(), "run", "-A", `${ROOT}/src/runtime/deno.ts`]),
+  },
+  { name: "node", command: async () => [await nodeExecutable(), await build("package")] },
+  {
+    name: "bun",
+    command: async () => {
+      await ensurePackages();
+      return [await bunExecutable(), `${ROOT}/src/runtime/bun_server.ts`];
+    },
+  },
+];
+
+async function refusal(entry: Entry, env: Record<string, string>) {
+  const [command, ...args] = await entry.command();
+  const output = await new Deno.Command(command, {
+    args,
+    cwd: ROOT,
+    clearEnv: true,
+    env: { ...childEnvironment(), PORT: "0", BEACON_HOSTNAME: "127.0.0.1", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(output.stderr);
+  // `deno task` prints its own "Task start …" line first; the server's lines follow.
+  const lines = stderr.split("\n").filter((line) => line !== "" && !/^\S*Task\S* /.test(line));
+  return { code: output.code, lines };
+}
+
+const CASES: { env: Record<string, string>; expect: RegExp; secret?: string }[] = [
+  { env: { BEACON_RATE_LIMIT: "lots" }, expect: /^Cannot start: BEACON_RATE_LIMIT must be/ },
+  { env: { PORT: "99999" }, expect: /^Cannot start: PORT must be an integer from 0 to 65535$/ },
+  {
+    env: { BEACON_DATABASE_URL: "postgres://user:hunter2@db.example/beacon" },
+    expect: /^Cannot start: BEACON_DATABASE_URL must start with file: .*libsql:\/\/.*https:\/\//,
+    secret: "hunter2",
+  },
+  { env: { BEACON_SIGNING_KEY: "not a key" }, expect: /^Cannot start: BEACON_SIGNING_KEY/ },
+];
+
+for (const entry of ENTRIES) {
+  Deno.test(`${entry.name}: every start-up refusal is one line on stderr and exit code 2`, async () => {
+    for (const { env, expect, secret } of CASES) {
+      const { code, lines } = await refusal(entry, env);
+      assertStrictEquals(code, 2, `${JSON.stringify(env)}: ${lines.join("\n")}`);
+      assertStrictEquals(lines.length, 1, `one line: ${lines.join("\n")}`);
+      assertMatch(lines[0], expect);
+      if (secret !== undefined) assert(!lines[0].includes(secret), "the URL is not echoed");
+    }
+  });
+
+  Deno.test(`${entry.name}: a busy port is refused in one line naming the address`, async () => {
+    const busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    try {
+      const port = String(busy.addr.port);
+      const directory = await Deno.makeTempDir({ prefix: "beacon-startup-" });
+      try {
+        const { code, lines } = await refusal(entry, {
+          PORT: port,
+          BEACON_DATABASE_URL: `file:${directory}/beacon.db`,
+        });
+        assertStrictEquals(code, 2, lines.join("\n"));
+        assertStrictEquals(lines.length, 1, lines.join("\n"));
+        assertStrictEquals(
+          lines[0],
+          `Cannot start: the address 127.0.0.1:${port} is already in use; set PORT (or ` +
+            "BEACON_HOSTNAME) to a free one",
+        );
+      } finally {
+        await Deno.remove(directory, { recursive: true }).catch(() => {});
+      }
+    } finally {
+      busy.close();
+    }
+  });
+}
+
+Deno.test("HOSTNAME is ignored: BEACON_HOSTNAME is the bind address", async () => {
+  const directory = await Deno.makeTempDir({ prefix: "beacon-startup-" });
+  const [command, ...args] = await ENTRIES[2].command();
+  // What Docker does: HOSTNAME is the container id. The server listens on BEACON_HOSTNAME.
+  const server = await startServerProcess(command, args, {
+    PORT: "0",
+    HOSTNAME: "0123456789ab",
+    BEACON_HOSTNAME: "127.0.0.1",
+    BEACON_LOG: "off",
+    BEACON_DATABASE_URL: `file:${directory}/beacon.db`,
+  });
+  try {
+    const listening = server.lines.find((line) => line.event === "listening");
+    assertStrictEquals(listening?.hostname, "127.0.0.1");
+    const response = await fetch(`${server.url}/.well-known/autonomous-agent`);
+    assertStrictEquals(response.status, 200);
+    await response.body?.cancel();
+  } finally {
+    await server.stop();
+    await Deno.remove(directory, { recursive: true }).catch(() => {});
+  }
+});

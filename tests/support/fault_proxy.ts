@@ -1,0 +1,139 @@
+/**
+ * A loopback TCP proxy that injects network faults between the Beacon and a real server (sqld):
+ * it forwards bytes unchanged and can delay them, stall them (connections stay open, nothing
+ * moves) or cut every connection. It speaks no protocol of its own: it is a piece of cable, not a
+ * fake server.
+ *
+ * @example
+ * ```ts ignore
+ * import { startFaultProxy } from "./tests/support/fault_proxy.ts";
+ * import { startSqld } from "./tests/support/sqld.ts";
+ *
+ * const sqld = await startSqld();
+ * const proxy = startFaultProxy(sqld.port);
+ * proxy.setDelay(300); // every chunk waits 300 ms, both ways
+ * proxy.stall();       // nothing moves until resume()
+ * proxy.cut();         // every open connection is closed at once
+ * await proxy.close();
+ * ```
+ *
+ * @module
+ */
+
+/** A running proxy. */
+export interface FaultProxy {
+  /** `http://127.0.0.1:<port>`: the URL to give the client instead of the server's. */
+  readonly url: string;
+  /** The proxy's port. */
+  readonly port: number;
+  /** Every chunk, in both directions, waits `ms` before it is forwarded (0: none). */
+  setDelay(ms: number): void;
+  /** Holds every chunk (and new connections' first bytes) until {@linkcode resume}. */
+  stall(): void;
+  /** Ends a {@linkcode stall}. */
+  resume(): void;
+  /** Closes every open connection now (new ones are still accepted). */
+  cut(): void;
+  /** While on, new connections are closed at once (as if the server were down). */
+  refuse(on: boolean): void;
+  /** Connections open right now. */
+  open(): number;
+  /** Stops listening and closes every connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Starts a proxy on 127.0.0.1 (a free port, or `listenPort`) to `127.0.0.1:targetPort`. */
+export function startFaultProxy(targetPort: number, listenPort = 0): FaultProxy {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: listenPort });
+  const connections = new Set<Deno.Conn>();
+  let delayMs = 0;
+  let refusing = false;
+  let gate: PromiseWithResolvers<void> | undefined;
+
+  const closeQuietly = (connection: Deno.Conn) => {
+    connections.delete(connection);
+    try {
+      connection.close();
+    } catch {
+      // already closed
+    }
+  };
+
+  /** Copies `from` to `to` until either side ends, honouring delay and stall. */
+  const pump = async (from: Deno.Conn, to: Deno.Conn) => {
+    const buffer = new Uint8Array(64 * 1024);
+    try {
+      while (true) {
+        const n = await from.read(buffer);
+        if (n === null) break;
+        const chunk = buffer.slice(0, n);
+        if (gate !== undefined) await gate.promise;
+        if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+        let written = 0;
+        while (written < chunk.length) written += await to.write(chunk.subarray(written));
+      }
+    } catch {
+      // either side closed or was cut
+    } finally {
+      closeQuietly(from);
+      closeQuietly(to);
+    }
+  };
+
+  const accepting = (async () => {
+    try {
+      for await (const client of listener) {
+        if (refusing) {
+          closeQuietly(client);
+          continue;
+        }
+        connections.add(client);
+        Deno.connect({ hostname: "127.0.0.1", port: targetPort }).then((server) => {
+          if (!connections.has(client)) return closeQuietly(server); // cut meanwhile
+          connections.add(server);
+          void pump(client, server);
+          void pump(server, client);
+        }, () => closeQuietly(client)); // the server is down: the client sees a closed socket
+      }
+    } catch {
+      // the listener was closed
+    }
+  })();
+
+  const port = (listener.addr as Deno.NetAddr).port;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    setDelay(ms) {
+      delayMs = ms;
+    },
+    stall() {
+      gate ??= Promise.withResolvers<void>();
+    },
+    resume() {
+      gate?.resolve();
+      gate = undefined;
+    },
+    cut() {
+      for (const connection of [...connections]) closeQuietly(connection);
+    },
+    refuse(on) {
+      refusing = on;
+    },
+    open: () => connections.size,
+    close() {
+      closed ??= (async () => {
+        try {
+          listener.close();
+        } catch {
+          // already closed
+        }
+        gate?.resolve();
+        for (const connection of [...connections]) closeQuietly(connection);
+        await accepting;
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,35 @@
+// The npm package's build (`npm run build`, also run by `npm start` and `npm pack`): tsdown 0.21
+// (the last line that runs on Node 20) bundles the TypeScript sources into ES modules and one
+// bundled declaration file per entry in dist/. README.md ("Node") says why this tool.
+import { defineConfig } from "tsdown";
+
+export default defineConfig({
+  entry: {
+    mod: "mod.ts",
+    node: "src/runtime/node.ts",
+    bun: "src/runtime/bun.ts",
+    workers: "src/runtime/workers.ts",
+    server: "src/runtime/node_server.ts",
+    // Loaded by URL at run time by src/store/writer_thread.ts, so it is an entry of its own.
+    writer_worker: "src/store/writer_worker.ts",
+  },
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  outDir: "dist",
+  dts: true,
+  clean: true,
+  // Runtime dependencies stay imports resolved from node_modules (the native libSQL binding).
+  deps: { neverBundle: [/^@libsql\//, /^libsql$/, /^@noble\//, /^valibot$/, /^@valibot\//] },
+  // Shared chunks sit beside the entries (the worker URL above is relative to its chunk).
+  outputOptions: { chunkFileNames: "beacon-[hash].mjs" },
+  // The writer thread's worker is referenced as "./writer_worker.ts" next to its module; in
+  // dist/ it is writer_worker.mjs beside the chunk that references it.
+  plugins: [{
+    name: "beacon-writer-worker-url",
+    transform(code: string, id: string) {
+      if (!id.endsWith("/src/store/writer_thread.ts")) return null;
+      return code.replace('"./writer_worker.ts"', '"./writer_worker.mjs"');
+    },
+  }],
+});
