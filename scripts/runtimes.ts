@@ -69,6 +69,8 @@ export interface RunningServer {
   readonly lines: Record<string, unknown>[];
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
+  /** The process id of the started command. */
+  readonly pid: number;
   /** Sends `signal` (default SIGTERM) and waits for the exit status. */
   stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
 }
@@ -208,6 +210,7 @@ export async function startServerProcess(
     url: `http://${host.includes(":") ? `[${host}]` : host}:${listening}`,
     lines,
     stderr: () => errors,
+    pid: child.pid,
     async stop(signal: Deno.Signal = "SIGTERM") {
       try {
         child.kill(signal);

@@ -98,20 +98,28 @@ export async function readBodyWithin(
   const chunks: Uint8Array<ArrayBuffer>[] = [];
   let total = 0;
   const timeout = deadline(timeoutMs);
+  // Deno hands a 1-byte chunk as a view of a much larger buffer, so whatever keeps a chunk keeps
+  // that buffer: a 64 KiB body in 1-byte chunks held about 3 GiB. Hence no Promise.race of every
+  // read against the one long-lived deadline promise (each race leaves a reaction on it holding
+  // that read's chunk until the deadline; the deadline cancels the reader instead, which ends the
+  // pending read), and the chunks kept are copies.
+  let timedOut = false;
+  void timeout.expired.then(() => {
+    timedOut = true;
+    reader.cancel().catch(() => {});
+  });
   try {
     while (true) {
-      const step = await Promise.race([reader.read(), timeout.expired]);
-      if (step === "request_timeout") {
-        reader.cancel().catch(() => {});
-        return "request_timeout";
-      }
+      const step = await reader.read();
+      if (timedOut) return "request_timeout";
       if (step.done) break;
       total += step.value.byteLength;
       if (total > maxBytes) {
         reader.cancel().catch(() => {});
         return "too_large";
       }
-      chunks.push(step.value);
+      // A copy, for the same reason: a kept view would keep its whole buffer.
+      chunks.push(step.value.slice());
     }
   } catch {
     // The peer reset or the runtime aborted the body (a shutdown): it never completed.

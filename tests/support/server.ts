@@ -24,6 +24,8 @@ export interface ServerProcess {
   readonly lines: Record<string, unknown>[];
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
+  /** The server's process id. */
+  readonly pid: number;
   /** Sends a signal and waits for the exit status. */
   stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
 }
@@ -79,6 +81,7 @@ export async function startServer(
     directory,
     lines: server.lines,
     stderr: () => server.stderr(),
+    pid: server.pid,
     stop: (signal?: Deno.Signal) => server.stop(signal),
   };
 }
