@@ -101,6 +101,8 @@ export async function serveCommand(context: Context, values: OptionValues): Prom
     });
     const token = randomToken();
     const stopped = new AbortController();
+    // The handler needs the port the system chose; until the line below sets it (before the
+    // URL is printed, so before anyone can know where to connect), every request gets a 503.
     let handler: (request: Request) => Promise<Response> = () =>
       Promise.resolve(new Response(null, { status: 503 }));
     const server = Deno.serve(
