@@ -133,8 +133,10 @@ const COMMANDS: Record<string, Command> = {
   },
   serve: {
     usage: `review serve [--port N] [--hostname 127.0.0.1] [--allow-non-loopback] [--reviewer NAME]
+                [--trust PUBLIC_KEY]...
   The web console. Binds to 127.0.0.1 (any free port by default) and prints the URL to open,
-  with its access token. Stop it with Ctrl-C.`,
+  with its access token; --trust is used by its verify, as for review verify. Stop it with
+  Ctrl-C.`,
     options: SERVE_OPTIONS,
     positionals: 0,
     run: serveCommand,

@@ -19,7 +19,7 @@ import { databaseConfig, openForReading, type ReviewDatabase } from "./database.
 import { resolveId } from "./ids.ts";
 import { CliError, type Context } from "./io.ts";
 import { FILTER_OPTIONS, filtersFrom, type OptionValues, widthFrom } from "./options.ts";
-import { findSubmission, queuePage, type SubmissionRow } from "./queries.ts";
+import { countSubmissions, findSubmission, queuePage, type SubmissionRow } from "./queries.ts";
 import { type ReviewEvent, reviewEvents } from "./events.ts";
 import { Findings, safeBlock } from "./render.ts";
 
@@ -117,9 +117,12 @@ export async function nextCommand(context: Context, values: OptionValues): Promi
     await context.stdout.line(
       await describeRow(database, rows[0], widthFrom(values, context.terminalColumns)),
     );
+    const waiting = next === undefined
+      ? 0
+      : await countSubmissions(database.client, database.schema, filters) - 1;
     await context.stdout.line(
-      `next: deno task review mark ${rows[0].id.slice(0, 12)} --status reviewed` +
-        (next === undefined ? " (the last new one)" : ""),
+      `next: deno task review mark ${rows[0].id.slice(0, 12)} --status reviewed ` +
+        `(${waiting === 0 ? "the last new one" : `${waiting} more new after it`})`,
     );
     return 0;
   } finally {
@@ -132,70 +135,68 @@ async function describeRow(
   row: SubmissionRow,
   width: number,
 ): Promise<string> {
-  {
-    const events = await reviewEvents(database.client, database.schema, row.id);
-    const actual = sha256Digest(row.content);
-    const view = interpretContent(row.contentType, row.content);
-    const content = renderContent(view, width);
-    // Stored columns are our own writing, but a tampered database could hold anything: they go
-    // through the same renderer, and their findings count too.
-    const findings = new Findings();
-    const lines: string[] = [];
-    const field = (label: string, value: string) =>
-      lines.push(
-        ...safeBlock(value, findings, {
-          width,
-          indent: label.padEnd(16),
-          continuation: " ".repeat(16),
-          newlines: "escape",
-        }),
-      );
-    field("receipt", row.id);
-    field("received", row.receivedAt);
-    field("surface", row.surface);
-    field("kind", `${row.kind} (${row.contentType})`);
-    field(
-      "size",
-      `${row.size} bytes` +
-        (row.size === row.content.length || row.redaction !== null
-          ? ""
-          : ` (MISMATCH: ${row.content.length} stored)`),
+  const events = await reviewEvents(database.client, database.schema, row.id);
+  const actual = sha256Digest(row.content);
+  const view = interpretContent(row.contentType, row.content);
+  const content = renderContent(view, width);
+  // Stored columns are our own writing, but a tampered database could hold anything: they go
+  // through the same renderer, and their findings count too.
+  const findings = new Findings();
+  const lines: string[] = [];
+  const field = (label: string, value: string) =>
+    lines.push(
+      ...safeBlock(value, findings, {
+        width,
+        indent: label.padEnd(16),
+        continuation: " ".repeat(16),
+        newlines: "escape",
+      }),
     );
+  field("receipt", row.id);
+  field("received", row.receivedAt);
+  field("surface", row.surface);
+  field("kind", `${row.kind} (${row.contentType})`);
+  field(
+    "size",
+    `${row.size} bytes` +
+      (row.size === row.content.length || row.redaction !== null
+        ? ""
+        : ` (MISMATCH: ${row.content.length} stored)`),
+  );
+  field(
+    "digest",
+    row.digest +
+      (row.redaction !== null && row.content.length === 0
+        ? " (of the content as received; the content was redacted)"
+        : actual === row.digest
+        ? " (matches the content)"
+        : ` (MISMATCH: content is ${actual})`),
+  );
+  field("context", row.contextId);
+  field("source", `${row.sourceHash} (salted hash of the sending address)`);
+  if (row.idempotencyKey !== null) field("idempotency key", row.idempotencyKey);
+  for (const [label, text] of await signatureLines(row)) field(label, text);
+  field("status", row.status ?? "new (no review event)");
+  if (row.redaction !== null) {
     field(
-      "digest",
-      row.digest +
-        (row.redaction !== null && row.content.length === 0
-          ? " (of the content as received; the content was redacted)"
-          : actual === row.digest
-          ? " (matches the content)"
-          : ` (MISMATCH: content is ${actual})`),
+      "REDACTED",
+      `${row.redaction.createdAt} by ${row.redaction.by}, reason: ${row.redaction.reason}`,
     );
-    field("context", row.contextId);
-    field("source", `${row.sourceHash} (salted hash of the sending address)`);
-    if (row.idempotencyKey !== null) field("idempotency key", row.idempotencyKey);
-    for (const [label, text] of await signatureLines(row)) field(label, text);
-    field("status", row.status ?? "new (no review event)");
-    if (row.redaction !== null) {
-      field(
-        "REDACTED",
-        `${row.redaction.createdAt} by ${row.redaction.by}, reason: ${row.redaction.reason}`,
-      );
-    }
-    events.forEach((event, i) => field(i === 0 ? "history" : "", historyLine(event)));
-    findings.addAll(content.findings);
-    const summary = findings.summary();
-    const warning = summary === undefined
-      ? []
-      : safeBlock(summary, new Findings(), { width, continuation: "         " });
-    if (summary !== undefined) lines.push("", ...warning);
-    lines.push("", "--- content " + "-".repeat(Math.max(0, width - 13)));
-    if (row.redaction !== null && row.content.length === 0) {
-      lines.push("(content redacted: see REDACTED above)");
-    } else lines.push(...content.lines);
-    lines.push("--- end " + "-".repeat(Math.max(0, width - 9)));
-    lines.push(...warning);
-    return lines.join("\n");
   }
+  events.forEach((event, i) => field(i === 0 ? "history" : "", historyLine(event)));
+  findings.addAll(content.findings);
+  const summary = findings.summary();
+  const warning = summary === undefined
+    ? []
+    : safeBlock(summary, new Findings(), { width, continuation: "         " });
+  if (summary !== undefined) lines.push("", ...warning);
+  lines.push("", "--- content " + "-".repeat(Math.max(0, width - 13)));
+  if (row.redaction !== null && row.content.length === 0) {
+    lines.push("(content redacted: see REDACTED above)");
+  } else lines.push(...content.lines);
+  lines.push("--- end " + "-".repeat(Math.max(0, width - 9)));
+  lines.push(...warning);
+  return lines.join("\n");
 }
 
 /**

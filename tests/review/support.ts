@@ -208,8 +208,9 @@ export interface RunningConsole {
 export async function startConsole(
   databaseUrl: string,
   env: Record<string, string> = {},
+  extra: string[] = [],
 ): Promise<RunningConsole> {
-  const args = ["serve", "--database", databaseUrl, "--reviewer", "browser reviewer"];
+  const args = ["serve", "--database", databaseUrl, "--reviewer", "browser reviewer", ...extra];
   const inherited: Record<string, string> = {};
   for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"]) {
     const value = Deno.env.get(name);

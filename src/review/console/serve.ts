@@ -3,6 +3,9 @@
  * HTTP core, api.ts its views and actions, static/ its script and style). It prints one line
  * with the URL to open, holding the access token, and runs until SIGINT or SIGTERM.
  *
+ * `--trust PUBLIC_KEY` (repeatable) is passed to the page's `verify`, as for `review verify`, and
+ * the first one is the key receipts are checked against.
+ *
  * Another bind address is refused unless `--allow-non-loopback` says so, with a warning: the
  * console shows every submission to whoever holds the token, over plain HTTP.
  *
@@ -22,6 +25,7 @@ export const SERVE_OPTIONS = {
   hostname: { type: "string" },
   "allow-non-loopback": { type: "boolean" },
   reviewer: { type: "string" },
+  trust: { type: "string", multiple: true },
 } as const;
 
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|\[::1\])$/;
@@ -80,7 +84,8 @@ export async function serveCommand(context: Context, values: OptionValues): Prom
   const database = await openForAppending(config, context.now);
   try {
     const key = await configuredKey(context);
-    const publicKey = key?.publicKey ?? await storedPublicKey(database);
+    const trusted = (values.trust as string[] | undefined) ?? [];
+    const publicKey = trusted[0] ?? key?.publicKey ?? await storedPublicKey(database);
     const search = await prepareSearch(database.client);
     const api = new ConsoleApi({
       database,
@@ -94,6 +99,7 @@ export async function serveCommand(context: Context, values: OptionValues): Prom
         const code = await verifyCommand(run.context, {
           database: values.database,
           "no-checkpoint": true,
+          trust: trusted.length === 0 ? undefined : trusted,
           width: "200",
         });
         return { code, lines: run.lines };
@@ -101,6 +107,8 @@ export async function serveCommand(context: Context, values: OptionValues): Prom
     });
     const token = randomToken();
     const stopped = new AbortController();
+    // The handler needs the port the system chose; until the line below sets it (before the
+    // URL is printed, so before anyone can know where to connect), every request gets a 503.
     let handler: (request: Request) => Promise<Response> = () =>
       Promise.resolve(new Response(null, { status: 503 }));
     const server = Deno.serve(

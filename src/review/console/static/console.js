@@ -287,7 +287,13 @@ async function runVerify() {
   try {
     const outcome = await api("/api/verify", {});
     result.className = outcome.passed ? "" : "fail";
-    result.textContent = outcome.passed ? "verify passes" : "verify FAILS";
+    // The first line saying what is wrong (lines are already inert text from the server).
+    const reason = outcome.lines.find((line) => /^(PROBLEM|FAILED|error):/.test(line));
+    result.textContent = outcome.passed
+      ? "verify passes"
+      : `verify FAILS${
+        reason ? `: ${reason.replace(/^(PROBLEM|FAILED|error): /, "").slice(0, 140)}` : ""
+      }`;
     result.title = outcome.lines.join("\n");
   } catch (error) {
     result.textContent = `verify could not run: ${error.message}`;
