@@ -320,6 +320,8 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   let guard: FileGuard | undefined;
   let storeRef: SubmissionStore | undefined;
   let cardKey: SigningKey | undefined;
+  /** The opened Beacon's handler, once there is one. */
+  let handler: ReturnType<typeof buildHandler> | undefined;
   const open = () => {
     opening ??= (async () => {
       const store = await SubmissionStore.open(options.database ?? DEFAULTS.database, now);
@@ -380,6 +382,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         databaseCreated: store.created,
         signingKeyGenerated: signingKey.generated === true,
       };
+      handler = handle;
       return { store, intake, handle, facts };
     })();
     opening.catch(() => {
@@ -388,20 +391,28 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
     return opening;
   };
 
+  const openAndHandle = async (request: Request, info: ConnectionInfo | undefined) => {
+    const startedAt = now();
+    if (closed) return refuseUnavailable(request, startedAt);
+    let handle;
+    try {
+      ({ handle } = await open());
+    } catch (error) {
+      options.onError?.(error);
+      return refuseUnavailable(request, startedAt);
+    }
+    // A database file removed or replaced under us: nothing more may be acknowledged.
+    if (guard?.tripped !== undefined) return refuseUnavailable(request, startedAt);
+    return handle(request, info?.remoteAddress, info?.scheme);
+  };
+
   return {
-    async fetch(request, info) {
-      const startedAt = now();
-      if (closed) return refuseUnavailable(request, startedAt);
-      let handle;
-      try {
-        ({ handle } = await open());
-      } catch (error) {
-        options.onError?.(error);
-        return refuseUnavailable(request, startedAt);
+    fetch(request, info) {
+      // Once open, the handler is called directly: no async frame or await per request.
+      if (handler !== undefined && !closed && guard?.tripped === undefined) {
+        return handler(request, info?.remoteAddress, info?.scheme);
       }
-      // A database file removed or replaced under us: nothing more may be acknowledged.
-      if (guard?.tripped !== undefined) return refuseUnavailable(request, startedAt);
-      return handle(request, info?.remoteAddress, info?.scheme);
+      return openAndHandle(request, info);
     },
     async ready() {
       return (await open()).facts;

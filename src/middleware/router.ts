@@ -62,36 +62,47 @@ export function router(routes: readonly Route[]): RouteHandler {
     methods.push("OPTIONS");
     return { ...route, segments: split(route.path), allow: methods.join(", ") };
   });
-  return async (context) => {
+  // Paths without parameters, for one lookup instead of a split and a walk over every route. A
+  // pathname starts with `/`, so it has the segments of such a path exactly when it is that
+  // path; a path that an earlier route also matches is left to the walk, which keeps the order.
+  const exact = new Map<string, CompiledRoute>();
+  for (const [index, route] of compiled.entries()) {
+    if (route.segments.some((segment) => segment.startsWith(":"))) continue;
+    if (compiled.slice(0, index).some((earlier) => match(earlier, route.segments))) continue;
+    exact.set(route.path, route);
+  }
+  const answer = async (route: CompiledRoute, params: Record<string, string>, context: Context) => {
+    context.params = params;
+    context.log.route = route.name;
+    const method = context.request.method;
+    const handler = route.methods[method] ?? (method === "HEAD" ? route.methods.GET : undefined);
+    if (handler !== undefined) {
+      const response = await handler(context);
+      return method === "HEAD" && response.body !== null ? new Response(null, response) : response;
+    }
+    if (method === "OPTIONS") {
+      return new Response(null, {
+        status: 204,
+        headers: {
+          allow: route.allow,
+          "access-control-allow-methods": route.allow,
+          "access-control-allow-headers": ALLOWED_HEADERS,
+          "access-control-max-age": "86400",
+        },
+      });
+    }
+    context.log.code = "method_not_allowed";
+    return errorResponse("method_not_allowed", undefined, { allow: route.allow });
+  };
+  return (context) => {
+    const known = exact.get(context.url.pathname);
+    if (known !== undefined) return answer(known, {}, context);
     const segments = split(context.url.pathname);
     for (const route of compiled) {
       const params = match(route, segments);
-      if (params === undefined) continue;
-      context.params = params;
-      context.log.route = route.name;
-      const method = context.request.method;
-      const handler = route.methods[method] ?? (method === "HEAD" ? route.methods.GET : undefined);
-      if (handler !== undefined) {
-        const response = await handler(context);
-        return method === "HEAD" && response.body !== null
-          ? new Response(null, response)
-          : response;
-      }
-      if (method === "OPTIONS") {
-        return new Response(null, {
-          status: 204,
-          headers: {
-            allow: route.allow,
-            "access-control-allow-methods": route.allow,
-            "access-control-allow-headers": ALLOWED_HEADERS,
-            "access-control-max-age": "86400",
-          },
-        });
-      }
-      context.log.code = "method_not_allowed";
-      return errorResponse("method_not_allowed", undefined, { allow: route.allow });
+      if (params !== undefined) return answer(route, params, context);
     }
     context.log.code = "not_found";
-    return errorResponse("not_found");
+    return Promise.resolve(errorResponse("not_found"));
   };
 }
