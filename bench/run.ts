@@ -15,6 +15,8 @@
  *   [--pause=1] [--size=600] [--out=bench/results/latest.json] [--table=submissions] [--keep]
  *   [--strict] [--beacon=src/runtime/deno.ts] [--settle=20] [--timeout=10]`
  *
+ * `--report=bench/results/latest.json` prints an earlier result again and loads nothing.
+ *
  * @module
  */
 
@@ -23,7 +25,7 @@ import { runTargets } from "./lib/harness.ts";
 import { ensureLoadGenerator, type LoadGenerator, loadGeneratorVersion } from "./lib/load.ts";
 import { lastUploads, machine } from "./lib/machine.ts";
 import { nonNegative, parseOptions, positive } from "./lib/options.ts";
-import { summarise } from "./lib/records.ts";
+import { summarise, type TargetRecord } from "./lib/records.ts";
 import { render } from "./lib/render.ts";
 import {
   assertBeaconExists,
@@ -34,7 +36,7 @@ import {
   ROOT,
   toolVersions,
 } from "./lib/servers.ts";
-import { makeTargets, selectTargets } from "./lib/targets.ts";
+import { makeTargets, selectTargets, type Target } from "./lib/targets.ts";
 
 const OPTIONS = {
   rounds: { type: "string" },
@@ -52,6 +54,7 @@ const OPTIONS = {
   only: { type: "string" },
   skip: { type: "string" },
   beacon: { type: "string", default: BEACON_ENTRY },
+  report: { type: "string" },
   keep: { type: "boolean", default: false },
   strict: { type: "boolean", default: false },
 } as const;
@@ -80,14 +83,44 @@ function settingsFrom(args: readonly string[]) {
     only: o.only,
     skip: o.skip,
     entry: o.beacon!,
+    report: o.report,
     keep: o.keep,
     strict: o.strict,
   };
 }
 
+type Settings = ReturnType<typeof settingsFrom>;
+
+/** Medians, ratios, checks, targets and the printed report of a run's records. */
+function analyse(
+  records: Map<string, TargetRecord>,
+  targets: readonly Target[],
+  s: Pick<Settings, "rounds" | "durationS" | "connections" | "threads">,
+  gen: string,
+) {
+  summarise(records.values());
+  const rt = ratios(records);
+  const checks = integrity(targets, records, s.connections);
+  const measuredGoals = goals(records);
+  const uploads = lastUploads(`${ROOT}/bench/results/upload_memory.json`);
+  const text = render(records, rt, checks, measuredGoals, { ...s, gen }, uploads);
+  return { rt, checks, measuredGoals, uploads, text };
+}
+
+/** `--report=file`: prints an earlier result again with today's summary rules; loads nothing. */
+function reprint(file: string, targets: readonly Target[]): number {
+  const saved = JSON.parse(Deno.readTextFileSync(file));
+  const records = new Map<string, TargetRecord>(Object.entries(saved.targets));
+  const ran = targets.filter((t) => records.has(t.id));
+  const gen = String(saved.tools?.loadGenerator ?? "wrk").split(" ")[0];
+  console.log(analyse(records, ran, saved.settings, gen).text);
+  return 0;
+}
+
 async function main(): Promise<number> {
   const s = settingsFrom(Deno.args);
   const npmCache = await beaconNpmCache();
+  if (s.report !== undefined) return reprint(s.report, makeTargets({ ...s, npmCache }));
   const targets = selectTargets(makeTargets({ ...s, npmCache }), s.only, s.skip);
   if (targets.length === 0) throw new Error("Cannot run: no target selected");
   if (targets.some((t) => t.beacon)) assertBeaconExists(s.entry);
@@ -108,11 +141,7 @@ async function main(): Promise<number> {
       s.keep ? log(`kept ${dir}`) : Deno.remove(dir, { recursive: true }).catch(() => {})
     );
 
-  summarise(records.values());
-  const rt = ratios(records);
-  const checks = integrity(targets, records, s.connections);
-  const measuredGoals = goals(records);
-  const uploads = lastUploads(`${ROOT}/bench/results/upload_memory.json`);
+  const { rt, checks, measuredGoals, uploads, text } = analyse(records, targets, s, gen);
   const result = {
     schema: "beacon-bench/2",
     command: ["deno", "run", "-A", "bench/run.ts", ...Deno.args].join(" "),
@@ -130,7 +159,7 @@ async function main(): Promise<number> {
     lastUploads: uploads,
   };
 
-  console.log("\n" + render(records, rt, checks, measuredGoals, { ...s, gen }, uploads));
+  console.log("\n" + text);
   await Deno.mkdir(s.out.replace(/\/[^/]*$/, ""), { recursive: true });
   await Deno.writeTextFile(s.out, JSON.stringify(result, null, 2) + "\n");
   console.log(`\nwrote ${s.out.startsWith(ROOT) ? s.out.slice(ROOT.length + 1) : s.out}`);
