@@ -26,7 +26,7 @@ import { type HotSpot, type ProfileSummary, readProfiles } from "./lib/cpuprofil
 import { ensureLoadGenerator, type LoadResult, runLoad } from "./lib/load.ts";
 import { parseOptions, positive } from "./lib/options.ts";
 import { sendMessageBody } from "./lib/payload.ts";
-import { type RunningServer, startServer } from "./lib/process.ts";
+import { findEvent, type RunningServer, startServer } from "./lib/process.ts";
 import { num, table } from "./lib/report.ts";
 import {
   assertBeaconExists,
@@ -280,7 +280,8 @@ async function main(): Promise<number> {
     const cpu = finishCpu();
     const pid = server.pid;
     const stopStarted = performance.now();
-    await server.stop();
+    const stopped = await server.stop();
+    const shutdown = findEvent(stopped.stdout, "shutdown");
     const stopMs = performance.now() - stopStarted;
     server = undefined;
 
@@ -293,6 +294,13 @@ async function main(): Promise<number> {
         `${num(result.non2xx)} non-2xx; other processes ${cpu.other} cores.\n`,
     );
     console.log(threadReport(pid, used, processTotal, wallS, result) + "\n");
+    if (typeof shutdown?.commits === "number" && typeof shutdown?.submissions === "number") {
+      console.log(
+        `Storage over the server's life (probe, warm-up and round): ` +
+          `${num(shutdown.submissions)} submissions in ${num(shutdown.commits)} commits, ` +
+          `${num(shutdown.submissions / Math.max(1, shutdown.commits), 1)} per commit.\n`,
+      );
+    }
     const main = used.find((t) => t.tid === pid);
     const mainBusy = main ? main.ticks / TICKS_PER_SECOND / wallS : 0;
     const profiles = await readProfiles(profileDir, ROOT, wallS * 1000 + stopMs);
