@@ -117,18 +117,19 @@ function reprint(file: string, targets: readonly Target[]): number {
   return 0;
 }
 
-async function main(): Promise<number> {
-  const s = settingsFrom(Deno.args);
+/** Picks the targets and readies what they need (the load generator, the SDK's packages). */
+async function prepare(s: Settings) {
   const npmCache = await beaconNpmCache();
-  if (s.report !== undefined) return reprint(s.report, makeTargets({ ...s, npmCache }));
   const targets = selectTargets(makeTargets({ ...s, npmCache }), s.only, s.skip);
   if (targets.length === 0) throw new Error("Cannot run: no target selected");
   if (targets.some((t) => t.beacon)) assertBeaconExists(s.entry);
   const gen = await ensureLoadGenerator(s.loadgen, log);
   if (targets.some((t) => t.id === "sdk")) await ensureSdkInstalled(log);
+  return { targets, gen };
+}
 
-  const startedAt = new Date().toISOString();
-  const git = await gitState(); // before the servers start: others may commit meanwhile
+/** Loads every target once, in a temporary folder for the Beacons' databases. */
+async function load(s: Settings, targets: Target[], gen: LoadGenerator) {
   const runId = crypto.randomUUID().slice(0, 8);
   const dir = await Deno.makeTempDir({ prefix: "beacon-bench-" });
   log(`run ${runId}: ${targets.map((t) => t.id).join(", ")}; ${gen}; data in ${dir}`);
@@ -136,13 +137,32 @@ async function main(): Promise<number> {
     `settings: ${s.connections} connections, ${s.threads} threads, warm-up ${s.warmupS}s, ` +
       `${s.rounds} rounds x ${s.durationS}s, pause ${s.pauseS}s, body ${s.size} bytes`,
   );
-  const { records, order } = await runTargets(targets, { ...s, gen, runId, dir }, log)
-    .finally(() =>
-      s.keep ? log(`kept ${dir}`) : Deno.remove(dir, { recursive: true }).catch(() => {})
-    );
+  try {
+    return await runTargets(targets, { ...s, gen, runId, dir }, log);
+  } finally {
+    if (s.keep) log(`kept ${dir}`);
+    else await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
 
+async function write(out: string, result: unknown): Promise<void> {
+  await Deno.mkdir(out.replace(/\/[^/]*$/, ""), { recursive: true });
+  await Deno.writeTextFile(out, JSON.stringify(result, null, 2) + "\n");
+  console.log(`\nwrote ${out.startsWith(ROOT) ? out.slice(ROOT.length + 1) : out}`);
+}
+
+async function main(): Promise<number> {
+  const s = settingsFrom(Deno.args);
+  if (s.report !== undefined) {
+    return reprint(s.report, makeTargets({ ...s, npmCache: await beaconNpmCache() }));
+  }
+  const { targets, gen } = await prepare(s);
+  const startedAt = new Date().toISOString();
+  const git = await gitState(); // before the servers start: others may commit meanwhile
+  const { records, order } = await load(s, targets, gen);
   const { rt, checks, measuredGoals, uploads, text } = analyse(records, targets, s, gen);
-  const result = {
+  console.log("\n" + text);
+  await write(s.out, {
     schema: "beacon-bench/2",
     command: ["deno", "run", "-A", "bench/run.ts", ...Deno.args].join(" "),
     startedAt,
@@ -157,13 +177,7 @@ async function main(): Promise<number> {
     goals: measuredGoals,
     checks,
     lastUploads: uploads,
-  };
-
-  console.log("\n" + text);
-  await Deno.mkdir(s.out.replace(/\/[^/]*$/, ""), { recursive: true });
-  await Deno.writeTextFile(s.out, JSON.stringify(result, null, 2) + "\n");
-  console.log(`\nwrote ${s.out.startsWith(ROOT) ? s.out.slice(ROOT.length + 1) : s.out}`);
-
+  });
   if ([...records.values()].some((r) => r.error !== null) || checks.some((c) => !c.pass)) return 1;
   return s.strict && measuredGoals.some((g) => g.pass !== true) ? 1 : 0;
 }
