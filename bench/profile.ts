@@ -23,10 +23,10 @@
 
 import { startCpuWatch } from "./lib/cpu.ts";
 import { type HotSpot, type ProfileSummary, readProfiles } from "./lib/cpuprofile.ts";
-import { ensureLoadGenerator, type LoadResult, runLoad } from "./lib/load.ts";
+import { ensureLoadGenerator, type LoadGenerator, type LoadResult, runLoad } from "./lib/load.ts";
 import { parseOptions, positive } from "./lib/options.ts";
 import { sendMessageBody } from "./lib/payload.ts";
-import { type RunningServer, startServer } from "./lib/process.ts";
+import { findEvent, type RunningServer, startServer } from "./lib/process.ts";
 import { num, table } from "./lib/report.ts";
 import {
   assertBeaconExists,
@@ -222,19 +222,18 @@ function profileReport(p: ProfileSummary, top: number, mainBusy: number): string
   return lines.join("\n\n");
 }
 
-async function main(): Promise<number> {
-  const s = settingsFrom(Deno.args);
-  assertBeaconExists(s.entry);
-  const gen = await ensureLoadGenerator(undefined, log);
-  const profileDir = s.dir ?? await Deno.makeTempDir({ prefix: "beacon-profile-" });
-  await Deno.mkdir(profileDir, { recursive: true });
-  const dataDir = await Deno.makeTempDir({ prefix: "beacon-profile-db-" });
-  const spec = beaconSpec({
+type Settings = ReturnType<typeof settingsFrom>;
+
+const A2A_HEADERS = { "Content-Type": "application/json", "A2A-Version": "1.0" };
+
+/** A Beacon started as bench/run.ts starts it, plus the V8 profiler writing into `profileDir`. */
+function profiledSpec(s: Settings, dataDir: string, profileDir: string, npmCache: string) {
+  return beaconSpec({
     databasePath: `${dataDir}/profile.db`,
     rateLimit: "off",
     name: "beacon (profiled)",
     entry: s.entry,
-    npmCache: await beaconNpmCache(),
+    npmCache,
     extraArgs: [
       "--cpu-prof",
       `--cpu-prof-dir=${profileDir}`,
@@ -242,64 +241,108 @@ async function main(): Promise<number> {
       "--cpu-prof-md",
     ],
   });
+}
+
+async function probe(server: RunningServer, size: number): Promise<void> {
+  const answer = await fetch(server.origin + "/a2a/v1", {
+    method: "POST",
+    headers: A2A_HEADERS,
+    body: sendMessageBody("probe-profile", size),
+  });
+  const text = await answer.text();
+  if (answer.status !== 200 || !text.includes("TASK_STATE_SUBMITTED")) {
+    throw new Error(`Cannot profile: the probe got ${answer.status} ${text.slice(0, 300)}`);
+  }
+}
+
+/** Warm-up, then the measured round with the threads read around it, then the stop. */
+async function measure(server: RunningServer, s: Settings, gen: LoadGenerator) {
+  const nonce = crypto.randomUUID().slice(0, 8);
+  const load = (seconds: number, phase: string) =>
+    runLoad(gen, {
+      url: server.origin + "/a2a/v1",
+      headers: A2A_HEADERS,
+      kind: "json",
+      size: s.size,
+      nonce: `${nonce}-${phase}`,
+      connections: s.connections,
+      threads: s.threads,
+      durationS: seconds,
+      timeoutS: 10,
+    });
+  await load(s.warmupS, "warmup");
+  const before = readThreads(server.pid);
+  const process0 = processTicks(server.pid);
+  const finishCpu = startCpuWatch(server.pid);
+  const t0 = performance.now();
+  const result = await load(s.durationS, "round");
+  const wallS = (performance.now() - t0) / 1000;
+  const after = readThreads(server.pid);
+  const processTotal = processTicks(server.pid) - process0;
+  const cpu = finishCpu();
+  const stopStarted = performance.now();
+  const stopped = await server.stop();
+  return {
+    result,
+    wallS,
+    used: threadDeltas(before, after),
+    processTotal,
+    other: cpu.other,
+    shutdown: findEvent(stopped.stdout, "shutdown"),
+    /** The profile's window: the round and the shutdown after it. */
+    windowMs: wallS * 1000 + performance.now() - stopStarted,
+  };
+}
+
+function report(
+  pid: number,
+  m: Awaited<ReturnType<typeof measure>>,
+  s: Settings,
+  gen: string,
+  profiles: ProfileSummary[],
+): string {
+  const r = m.result;
+  const parts = [
+    `Durable SendMessage, ${s.connections} connections, ${s.durationS}s, ${gen}: ` +
+    `${num(r.rps)} req/s, p50 ${num(r.p50Ms, 2)} ms, p99 ${num(r.p99Ms, 2)} ms, ` +
+    `${num(r.non2xx)} non-2xx; other processes ${m.other} cores.`,
+    threadReport(pid, m.used, m.processTotal, m.wallS, r),
+  ];
+  const { commits, submissions } = m.shutdown ?? {};
+  if (typeof commits === "number" && typeof submissions === "number") {
+    parts.push(
+      `Storage over the server's life (probe, warm-up and round): ${num(submissions)} ` +
+        `submissions in ${num(commits)} commits, ` +
+        `${num(submissions / Math.max(1, commits), 1)} per commit.`,
+    );
+  }
+  const main = m.used.find((t) => t.tid === pid);
+  const mainBusy = main ? main.ticks / TICKS_PER_SECOND / m.wallS : 0;
+  for (const [i, p] of profiles.entries()) {
+    parts.push(profileReport(p, s.top, i === 0 ? mainBusy : 0));
+  }
+  return parts.join("\n\n");
+}
+
+async function main(): Promise<number> {
+  const s = settingsFrom(Deno.args);
+  assertBeaconExists(s.entry);
+  const gen = await ensureLoadGenerator(undefined, log);
+  const profileDir = s.dir ?? await Deno.makeTempDir({ prefix: "beacon-profile-" });
+  await Deno.mkdir(profileDir, { recursive: true });
+  const dataDir = await Deno.makeTempDir({ prefix: "beacon-profile-db-" });
+  const spec = profiledSpec(s, dataDir, profileDir, await beaconNpmCache());
   let server: RunningServer | undefined;
   try {
     server = await startServer(spec);
-    const probe = await fetch(server.origin + "/a2a/v1", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "A2A-Version": "1.0" },
-      body: sendMessageBody("probe-profile", s.size),
-    });
-    const answer = await probe.text();
-    if (probe.status !== 200 || !answer.includes("TASK_STATE_SUBMITTED")) {
-      throw new Error(`Cannot profile: the probe got ${probe.status} ${answer.slice(0, 300)}`);
-    }
+    await probe(server, s.size);
     log(`pid ${server.pid} on ${server.origin}; profiles into ${profileDir}`);
-    const nonce = crypto.randomUUID().slice(0, 8);
-    const load = (seconds: number, phase: string) =>
-      runLoad(gen, {
-        url: server!.origin + "/a2a/v1",
-        headers: { "Content-Type": "application/json", "A2A-Version": "1.0" },
-        kind: "json",
-        size: s.size,
-        nonce: `${nonce}-${phase}`,
-        connections: s.connections,
-        threads: s.threads,
-        durationS: seconds,
-        timeoutS: 10,
-      });
-    await load(s.warmupS, "warmup");
-    const before = readThreads(server.pid);
-    const process0 = processTicks(server.pid);
-    const finishCpu = startCpuWatch(server.pid);
-    const t0 = performance.now();
-    const result = await load(s.durationS, "round");
-    const wallS = (performance.now() - t0) / 1000;
-    const after = readThreads(server.pid);
-    const processTotal = processTicks(server.pid) - process0;
-    const cpu = finishCpu();
     const pid = server.pid;
-    const stopStarted = performance.now();
-    await server.stop();
-    const stopMs = performance.now() - stopStarted;
+    const measured = await measure(server, s, gen);
     server = undefined;
-
-    const used = threadDeltas(before, after);
-    console.log(
-      `\nDurable SendMessage, ${s.connections} connections, ${s.durationS}s, ${gen}: ` +
-        `${num(result.rps)} req/s, p50 ${num(result.p50Ms, 2)} ms, p99 ${
-          num(result.p99Ms, 2)
-        } ms, ` +
-        `${num(result.non2xx)} non-2xx; other processes ${cpu.other} cores.\n`,
-    );
-    console.log(threadReport(pid, used, processTotal, wallS, result) + "\n");
-    const main = used.find((t) => t.tid === pid);
-    const mainBusy = main ? main.ticks / TICKS_PER_SECOND / wallS : 0;
-    const profiles = await readProfiles(profileDir, ROOT, wallS * 1000 + stopMs);
+    const profiles = await readProfiles(profileDir, ROOT, measured.windowMs);
     if (profiles.length === 0) throw new Error(`Cannot read a profile: none in ${profileDir}`);
-    for (const [i, p] of profiles.entries()) {
-      console.log(profileReport(p, s.top, i === 0 ? mainBusy : 0) + "\n");
-    }
+    console.log("\n" + report(pid, measured, s, gen, profiles) + "\n");
     console.log(
       `Profiles kept in ${profileDir} (.cpuprofile for DevTools/speedscope, .md by Deno)`,
     );

@@ -15,6 +15,8 @@
  *   [--pause=1] [--size=600] [--out=bench/results/latest.json] [--table=submissions] [--keep]
  *   [--strict] [--beacon=src/runtime/deno.ts] [--settle=20] [--timeout=10]`
  *
+ * `--report=bench/results/latest.json` prints an earlier result again and loads nothing.
+ *
  * @module
  */
 
@@ -23,7 +25,7 @@ import { runTargets } from "./lib/harness.ts";
 import { ensureLoadGenerator, type LoadGenerator, loadGeneratorVersion } from "./lib/load.ts";
 import { lastUploads, machine } from "./lib/machine.ts";
 import { nonNegative, parseOptions, positive } from "./lib/options.ts";
-import { summarise } from "./lib/records.ts";
+import { summarise, type TargetRecord } from "./lib/records.ts";
 import { render } from "./lib/render.ts";
 import {
   assertBeaconExists,
@@ -34,7 +36,7 @@ import {
   ROOT,
   toolVersions,
 } from "./lib/servers.ts";
-import { makeTargets, selectTargets } from "./lib/targets.ts";
+import { makeTargets, selectTargets, type Target } from "./lib/targets.ts";
 
 const OPTIONS = {
   rounds: { type: "string" },
@@ -52,6 +54,7 @@ const OPTIONS = {
   only: { type: "string" },
   skip: { type: "string" },
   beacon: { type: "string", default: BEACON_ENTRY },
+  report: { type: "string" },
   keep: { type: "boolean", default: false },
   strict: { type: "boolean", default: false },
 } as const;
@@ -80,22 +83,53 @@ function settingsFrom(args: readonly string[]) {
     only: o.only,
     skip: o.skip,
     entry: o.beacon!,
+    report: o.report,
     keep: o.keep,
     strict: o.strict,
   };
 }
 
-async function main(): Promise<number> {
-  const s = settingsFrom(Deno.args);
+type Settings = ReturnType<typeof settingsFrom>;
+
+/** Medians, ratios, checks, targets and the printed report of a run's records. */
+function analyse(
+  records: Map<string, TargetRecord>,
+  targets: readonly Target[],
+  s: Pick<Settings, "rounds" | "durationS" | "connections" | "threads">,
+  gen: string,
+) {
+  summarise(records.values());
+  const rt = ratios(records);
+  const checks = integrity(targets, records, s.connections);
+  const measuredGoals = goals(records);
+  const uploads = lastUploads(`${ROOT}/bench/results/upload_memory.json`);
+  const text = render(records, rt, checks, measuredGoals, { ...s, gen }, uploads);
+  return { rt, checks, measuredGoals, uploads, text };
+}
+
+/** `--report=file`: prints an earlier result again with today's summary rules; loads nothing. */
+function reprint(file: string, targets: readonly Target[]): number {
+  const saved = JSON.parse(Deno.readTextFileSync(file));
+  const records = new Map<string, TargetRecord>(Object.entries(saved.targets));
+  const ran = targets.filter((t) => records.has(t.id));
+  const gen = String(saved.tools?.loadGenerator ?? "wrk").split(" ")[0];
+  console.log(analyse(records, ran, saved.settings, gen).text);
+  return 0;
+}
+
+/** Picks the targets and readies what they need (the load generator, the SDK's packages). */
+async function prepare(s: Settings) {
   const npmCache = await beaconNpmCache();
   const targets = selectTargets(makeTargets({ ...s, npmCache }), s.only, s.skip);
   if (targets.length === 0) throw new Error("Cannot run: no target selected");
   if (targets.some((t) => t.beacon)) assertBeaconExists(s.entry);
   const gen = await ensureLoadGenerator(s.loadgen, log);
   if (targets.some((t) => t.id === "sdk")) await ensureSdkInstalled(log);
+  return { targets, gen };
+}
 
-  const startedAt = new Date().toISOString();
-  const git = await gitState(); // before the servers start: others may commit meanwhile
+/** Loads every target once, in a temporary folder for the Beacons' databases. */
+async function load(s: Settings, targets: Target[], gen: LoadGenerator) {
   const runId = crypto.randomUUID().slice(0, 8);
   const dir = await Deno.makeTempDir({ prefix: "beacon-bench-" });
   log(`run ${runId}: ${targets.map((t) => t.id).join(", ")}; ${gen}; data in ${dir}`);
@@ -103,17 +137,32 @@ async function main(): Promise<number> {
     `settings: ${s.connections} connections, ${s.threads} threads, warm-up ${s.warmupS}s, ` +
       `${s.rounds} rounds x ${s.durationS}s, pause ${s.pauseS}s, body ${s.size} bytes`,
   );
-  const { records, order } = await runTargets(targets, { ...s, gen, runId, dir }, log)
-    .finally(() =>
-      s.keep ? log(`kept ${dir}`) : Deno.remove(dir, { recursive: true }).catch(() => {})
-    );
+  try {
+    return await runTargets(targets, { ...s, gen, runId, dir }, log);
+  } finally {
+    if (s.keep) log(`kept ${dir}`);
+    else await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
 
-  summarise(records.values());
-  const rt = ratios(records);
-  const checks = integrity(targets, records, s.connections);
-  const measuredGoals = goals(records);
-  const uploads = lastUploads(`${ROOT}/bench/results/upload_memory.json`);
-  const result = {
+async function write(out: string, result: unknown): Promise<void> {
+  await Deno.mkdir(out.replace(/\/[^/]*$/, ""), { recursive: true });
+  await Deno.writeTextFile(out, JSON.stringify(result, null, 2) + "\n");
+  console.log(`\nwrote ${out.startsWith(ROOT) ? out.slice(ROOT.length + 1) : out}`);
+}
+
+async function main(): Promise<number> {
+  const s = settingsFrom(Deno.args);
+  if (s.report !== undefined) {
+    return reprint(s.report, makeTargets({ ...s, npmCache: await beaconNpmCache() }));
+  }
+  const { targets, gen } = await prepare(s);
+  const startedAt = new Date().toISOString();
+  const git = await gitState(); // before the servers start: others may commit meanwhile
+  const { records, order } = await load(s, targets, gen);
+  const { rt, checks, measuredGoals, uploads, text } = analyse(records, targets, s, gen);
+  console.log("\n" + text);
+  await write(s.out, {
     schema: "beacon-bench/2",
     command: ["deno", "run", "-A", "bench/run.ts", ...Deno.args].join(" "),
     startedAt,
@@ -128,13 +177,7 @@ async function main(): Promise<number> {
     goals: measuredGoals,
     checks,
     lastUploads: uploads,
-  };
-
-  console.log("\n" + render(records, rt, checks, measuredGoals, { ...s, gen }, uploads));
-  await Deno.mkdir(s.out.replace(/\/[^/]*$/, ""), { recursive: true });
-  await Deno.writeTextFile(s.out, JSON.stringify(result, null, 2) + "\n");
-  console.log(`\nwrote ${s.out.startsWith(ROOT) ? s.out.slice(ROOT.length + 1) : s.out}`);
-
+  });
   if ([...records.values()].some((r) => r.error !== null) || checks.some((c) => !c.pass)) return 1;
   return s.strict && measuredGoals.some((g) => g.pass !== true) ? 1 : 0;
 }

@@ -11,6 +11,9 @@
 
 import { processTree } from "./rss.ts";
 
+/** Cores used by unrelated processes above which a round counts as disturbed. */
+export const NOISE_CORES = 0.15;
+
 /** Clock ticks per second of `/proc` times (USER_HZ; 100 on every Linux the bench targets). */
 const TICKS = 100;
 

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { startCpuWatch, waitForQuiet } from "./cpu.ts";
+import { NOISE_CORES, startCpuWatch, waitForQuiet } from "./cpu.ts";
 import { countRows } from "./db.ts";
 import { type LoadGenerator, runLoad } from "./load.ts";
 import { findEvent, type RunningServer, startServer } from "./process.ts";
@@ -44,8 +44,6 @@ export interface HarnessSettings {
   dir: string;
 }
 
-/** Cores used by unrelated processes above which a round counts as disturbed. */
-export const NOISE_CORES = 0.15;
 /** Times a server killed from outside is replaced before its target counts as failed. */
 const MAX_RESTARTS = 10;
 /** Load passes of one target in one phase before the target counts as failed. */

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { CpuUse } from "./cpu.ts";
+import { type CpuUse, NOISE_CORES } from "./cpu.ts";
 import type { LoadResult } from "./load.ts";
 import { median } from "./report.ts";
 import type { Probe, Role, Target } from "./targets.ts";
@@ -66,6 +66,10 @@ export interface Medians {
   mainUtilisation: number;
   /** Cores the whole server process used while loaded. */
   serverCores: number;
+  /** Rounds the medians are over: the quiet ones when there are any, else all. */
+  rounds: number;
+  /** True when only quiet rounds (others below NOISE_CORES) were used. */
+  quietOnly: boolean;
 }
 
 /** Everything a run learned about one target. */
@@ -125,11 +129,16 @@ export function socketErrors(r: LoadResult): number {
   return r.errors.connect + r.errors.read + r.errors.write + r.errors.timeout;
 }
 
-/** Fills in the medians and totals of every record that has measured rounds. */
+/**
+ * Fills in the medians and totals of every record that has measured rounds. The medians are over
+ * the rounds in which other processes used less than NOISE_CORES when there is at least one such
+ * round: on a shared machine one busy neighbour moves a p99 far more than a median of throughput.
+ */
 export function summarise(records: Iterable<TargetRecord>): void {
   for (const record of records) {
-    const rounds = record.rounds;
-    if (rounds.length === 0) continue;
+    if (record.rounds.length === 0) continue;
+    const quiet = record.rounds.filter((r) => r.cpu.other < NOISE_CORES);
+    const rounds = quiet.length > 0 ? quiet : record.rounds;
     const perRequest = rounds.map((r) => r.cpuUsPerRequest).filter((v): v is number => v !== null);
     record.median = {
       rps: median(rounds.map((r) => r.rps)),
@@ -140,10 +149,14 @@ export function summarise(records: Iterable<TargetRecord>): void {
       serverCores: median(
         rounds.map((r) => r.threads.ticks / TICKS_PER_SECOND / r.threads.wallS),
       ),
+      rounds: rounds.length,
+      quietOnly: quiet.length > 0,
     };
-    record.requests = rounds.reduce((sum, r) => sum + r.requests, 0);
-    record.non2xx = rounds.reduce((sum, r) => sum + r.non2xx, 0);
-    record.socketErrors = rounds.reduce((sum, r) => sum + socketErrors(r), 0);
-    record.maxOtherCpu = Math.max(...rounds.map((r) => r.cpu.other));
+    // Totals and the noise figure stay over every round: no answer is left out of the checks.
+    const all = record.rounds;
+    record.requests = all.reduce((sum, r) => sum + r.requests, 0);
+    record.non2xx = all.reduce((sum, r) => sum + r.non2xx, 0);
+    record.socketErrors = all.reduce((sum, r) => sum + socketErrors(r), 0);
+    record.maxOtherCpu = Math.max(...all.map((r) => r.cpu.other));
   }
 }

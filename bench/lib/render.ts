@@ -6,7 +6,7 @@
  */
 
 import type { Check, Goal, Ratios } from "./checks.ts";
-import { NOISE_CORES } from "./harness.ts";
+import { NOISE_CORES } from "./cpu.ts";
 import type { TargetRecord } from "./records.ts";
 import { num, table, times } from "./report.ts";
 import { TICKS_PER_SECOND } from "./threads.ts";
@@ -46,7 +46,8 @@ export function threadCores(r: TargetRecord): { name: string; cores: number }[] 
 
 function measurements(all: TargetRecord[], s: RenderSettings): string {
   return [
-    `Medians of ${s.rounds} rounds x ${s.durationS}s, ${s.gen}, ${s.connections} connections, ` +
+    `Medians of the quiet rounds (others below ${NOISE_CORES} cores; all ${s.rounds} when none ` +
+    `was quiet) of ${s.durationS}s, ${s.gen}, ${s.connections} connections, ` +
     `${s.threads} threads, loopback. CPU: user+system ticks of every thread of the serving ` +
     `process over the round (/proc/<pid>/task/*/stat, plus threads that ended in it, from ` +
     `/proc/<pid>/stat), per response; main busy: ticks of the thread whose tid is the pid over ` +
@@ -54,6 +55,7 @@ function measurements(all: TargetRecord[], s: RenderSettings): string {
     table(
       [
         "target",
+        "rounds",
         "req/s",
         "p50 ms",
         "p99 ms",
@@ -67,6 +69,9 @@ function measurements(all: TargetRecord[], s: RenderSettings): string {
       ],
       all.map((r) => [
         r.error !== null ? `${r.id} (FAILED)` : r.id,
+        r.median
+          ? `${r.median.rounds}/${r.rounds.length}${r.median.quietOnly ? "" : " busy"}`
+          : "n/a",
         num(r.median?.rps),
         num(r.median?.p50Ms, 2),
         num(r.median?.p99Ms, 2),
@@ -102,10 +107,15 @@ function notes(all: TargetRecord[]): string[] {
   const parts: string[] = [];
   const busy = all.filter((r) => r.median && r.maxOtherCpu > NOISE_CORES);
   if (busy.length > 0) {
+    const noQuiet = all.filter((r) => r.median && !r.median.quietOnly);
     parts.push(
       `NOTE: other processes used up to ${num(Math.max(...busy.map((r) => r.maxOtherCpu)), 2)} ` +
-        `cores during the rounds of ${busy.map((r) => r.id).join(", ")}; ` +
-        "these numbers are less trustworthy: re-run on a quiet machine",
+        `cores in some rounds of ${busy.map((r) => r.id).join(", ")}; those rounds are left ` +
+        "out of the medians (the `rounds` column counts the ones kept)" +
+        (noQuiet.length > 0
+          ? `, except for ${noQuiet.map((r) => r.id).join(", ")}, which had no quiet round: ` +
+            "re-run those on a quieter machine"
+          : ""),
     );
   }
   const restarted = all.filter((r) => r.lifetimes.length > 1);

@@ -82,6 +82,8 @@ export interface BeaconOptions {
   entry?: string;
   /** More `deno run` flags before the entry (the profiler's `--cpu-prof`). */
   extraArgs?: string[];
+  /** More environment (`BEACON_WRITER_THREAD=on`, say). */
+  env?: Record<string, string>;
 }
 
 /** Deno's npm cache folder, asked once per run (it is a `deno info` process). */
@@ -118,6 +120,7 @@ export function beaconSpec(options: BeaconOptions): ServerSpec {
       BEACON_DATABASE_URL: databaseUrl,
       BEACON_RATE_LIMIT: options.rateLimit,
       BEACON_LOG: "off",
+      ...options.env,
     },
     readyPath: BEACON_READY_PATH,
     // First start may compile and download npm packages; later ones are quick.

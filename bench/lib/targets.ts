@@ -102,13 +102,14 @@ export function makeTargets(settings: TargetSettings): Target[] {
       state === "TASK_STATE_SUBMITTED";
     return probeOf(a, ok, "200 result.task in TASK_STATE_SUBMITTED");
   };
-  const beacon = (id: string, rateLimit: string) => (dir: string) =>
+  const beacon = (id: string, rateLimit: string, env?: Record<string, string>) => (dir: string) =>
     beaconSpec({
       databasePath: `${dir}/${id}.db`,
       rateLimit,
       name: id,
       entry: settings.entry,
       npmCache: settings.npmCache,
+      env,
     });
   const common = { size, beacon: true, kind: "json" as BodyKind };
 
@@ -168,6 +169,18 @@ export function makeTargets(settings: TargetSettings): Target[] {
       twoXxStores: true,
       spec: beacon("send-message", "off"),
       probe: sendMessageProbe("send-message"),
+    },
+    {
+      ...common,
+      id: "send-message-writer",
+      label: "Beacon A2A SendMessage (durable), BEACON_WRITER_THREAD=on",
+      role: "accept",
+      path: "/a2a/v1",
+      headers: A2A_HEADERS,
+      twoXxStores: true,
+      optional: true,
+      spec: beacon("send-message-writer", "off", { BEACON_WRITER_THREAD: "on" }),
+      probe: sendMessageProbe("send-message-writer"),
     },
     {
       ...common,
