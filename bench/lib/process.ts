@@ -17,7 +17,7 @@ export interface ServerSpec {
   command: string;
   /** Arguments, or a function of the port `startServer` picked (for `--allow-net=host:port`). */
   args: string[] | ((port: number) => string[]);
-  /** Added to the harness's own environment; `PORT` and `HOSTNAME` are set by `startServer`. */
+  /** Added to the harness's own environment; `PORT` and `BEACON_HOSTNAME` are set by `startServer`. */
   env: Record<string, string>;
   /** `GET` path that answers 200 once the server accepts work. */
   readyPath: string;
@@ -114,7 +114,7 @@ export async function startServer(spec: ServerSpec): Promise<RunningServer> {
   const child = new Deno.Command(spec.command, {
     args: typeof spec.args === "function" ? spec.args(port) : spec.args,
     cwd: spec.cwd,
-    env: { ...spec.env, PORT: String(port), HOSTNAME: LOOPBACK },
+    env: { ...spec.env, PORT: String(port), BEACON_HOSTNAME: LOOPBACK, HOSTNAME: LOOPBACK },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

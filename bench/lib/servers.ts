@@ -119,6 +119,8 @@ export function beaconSpec(options: BeaconOptions): ServerSpec {
       DENO_NO_UPDATE_CHECK: "1",
       BEACON_DATABASE_URL: databaseUrl,
       BEACON_RATE_LIMIT: options.rateLimit,
+      // Both budgets alike: "off" measures the durable path, a limit the refusal before the body.
+      BEACON_STATUS_RATE_LIMIT: options.rateLimit,
       BEACON_LOG: "off",
       ...options.env,
     },

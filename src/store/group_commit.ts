@@ -31,6 +31,9 @@ interface Pending<T, R> {
   failed?: { error: unknown };
 }
 
+/** A message port of the runtimes that can keep a process alive (Node, Deno, Bun). */
+type Refable = { ref?: () => void; unref?: () => void };
+
 /** Counters the benchmark prints: how many commits carried how many writes. */
 export interface CommitCounters {
   /** Successful commits. */
@@ -97,13 +100,17 @@ export class GroupCommitter<T, R = void> {
    */
   #nextTurn(): Promise<void> {
     if (this.#channel === undefined) {
-      this.#channel = new MessageChannel();
-      this.#channel.port1.onmessage = () => this.#turns.shift()?.();
-      // A scheduler must not keep a process alive on its own (Node refs an open port; a queued
-      // write keeps its caller's promise, not the port, pending).
-      (this.#channel.port1 as { unref?: () => void }).unref?.();
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        this.#turns.shift()?.();
+        // Idle, the port must not keep a process alive on its own (Node and Deno ref an open
+        // port); while a turn is pending it must, or the process could exit mid-write.
+        if (this.#turns.length === 0) (channel.port1 as Refable).unref?.();
+      };
+      this.#channel = channel;
     }
     const turn = new Promise<void>((resolve) => this.#turns.push(resolve));
+    (this.#channel.port1 as Refable).ref?.();
     this.#channel.port2.postMessage(0);
     return turn;
   }
