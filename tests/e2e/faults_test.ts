@@ -291,3 +291,73 @@ for (const entry of ENTRIES) {
     }
   });
 }
+
+Deno.test("sqld stopped past the database deadline: 503 within the deadline, nothing acknowledged that is not stored", async () => {
+  const sqld = await startSqld();
+  const beacon = createBeacon({ database: { url: sqld.url, timeoutMs: 1_000 }, rateLimit: "off" });
+  const acknowledged: string[] = [];
+  try {
+    const first = await submit(beacon, "before the stop");
+    assertEquals(first.status, 202);
+    acknowledged.push((await first.json()).receipt.id);
+    sqld.pause();
+    // Both answered while sqld is still stopped: no database call outlives its deadline.
+    const [stalled, status] = await Promise.all([
+      submit(beacon, "while stopped"),
+      beacon.fetch(new Request(`http://127.0.0.1/beacon/0.1/submissions/${acknowledged[0]}`)),
+    ]);
+    assertEquals(stalled.status, 503);
+    assertEquals((await stalled.json()).error.code, "unavailable");
+    assertEquals(status.status, 503);
+    await status.body?.cancel();
+    sqld.resume();
+    const after = await submit(beacon, "after the stop");
+    assertEquals(after.status, 202);
+    acknowledged.push((await after.json()).receipt.id);
+    const db = createClient({ url: sqld.url });
+    try {
+      const ids = (await db.execute("SELECT id FROM submissions")).rows.map((row) => row.id);
+      // Every 202 is stored. The stalled one may or may not have reached sqld before the stop;
+      // either way its sender got no receipt for it.
+      for (const id of acknowledged) assert(ids.includes(id), "an acknowledged row is missing");
+    } finally {
+      db.close();
+    }
+  } finally {
+    sqld.resume();
+    await beacon.close();
+    await sqld.close();
+  }
+});
+
+Deno.test("a foreign write transaction held on sqld: the Beacon waits or answers 503, and every 202 is committed", async () => {
+  const sqld = await startSqld();
+  const beacon = createBeacon({ database: { url: sqld.url, timeoutMs: 2_000 }, rateLimit: "off" });
+  const holder = createClient({ url: sqld.url });
+  const reader = createClient({ url: sqld.url });
+  try {
+    assertEquals((await submit(beacon, "before the lock")).status, 202);
+    const lock = await holder.transaction("write");
+    await lock.execute("SELECT count(*) FROM submissions");
+    const blocked = await submit(beacon, "while locked");
+    await blocked.body?.cancel();
+    assert([202, 503].includes(blocked.status), `status ${blocked.status}`);
+    await lock.commit();
+    for (const text of ["after 1", "after 2"]) {
+      const response = await submit(beacon, text);
+      assertEquals(response.status, 202);
+      const { receipt } = await response.json();
+      // Visible to another connection at once: committed, not merely inserted.
+      const found = await reader.execute({
+        sql: "SELECT 1 FROM submissions WHERE id = ?",
+        args: [receipt.id],
+      });
+      assertEquals(found.rows.length, 1);
+    }
+  } finally {
+    holder.close();
+    reader.close();
+    await beacon.close();
+    await sqld.close();
+  }
+});
