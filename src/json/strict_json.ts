@@ -46,6 +46,7 @@
  *
  * @module
  */
+import { decodeUtf8Strict, firstInvalidUtf8Byte } from "./utf8.ts";
 import type { JsonObject, JsonValue } from "./value.ts";
 
 /** Default nesting cap for arrays and objects; a 64 KiB body could otherwise nest 30,000 levels. */
@@ -80,29 +81,6 @@ export type JsonParseResult =
 
 // Decoders are shared: decode() without {stream: true} starts from a clean state on every call.
 // ignoreBOM keeps a leading U+FEFF in the output so the `bom` rule can see it.
-const lenientDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
-const fatalDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-const REPLACEMENT_CHARACTER = "\uFFFD";
-
-/**
- * Decodes UTF-8 with a fatal decoder; returns undefined for invalid/overlong UTF-8. Does NOT
- * strip a BOM (ignoreBOM: true), so callers can see it.
- */
-export function decodeUtf8Strict(bytes: Uint8Array): string | undefined {
-  // Fast path, same answer: the WHATWG Encoding Standard (§4.1 "decode", error mode
-  // "replacement") turns every malformed sequence into U+FFFD, so output without U+FFFD proves
-  // the bytes were valid and equals what the fatal decoder returns. Runtimes ship a much faster
-  // replacement-mode decoder (about 4x on ASCII in Deno 2.9). Only text holding U+FFFD, sent
-  // or substituted, pays for the fatal decode that tells the two apart.
-  const text = lenientDecoder.decode(bytes);
-  if (!text.includes(REPLACEMENT_CHARACTER)) return text;
-  try {
-    return fatalDecoder.decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Parses a JSON body under the Beacon's strict profile (see the module documentation).
  * Never throws for any input bytes; throws RangeError only for an invalid `maxDepth`.
@@ -162,25 +140,6 @@ function refuse(refusal: JsonRefusal, offset: number): JsonParseResult {
 }
 
 const utf8Encoder = new TextEncoder();
-const REPLACEMENT_BYTES = [0xef, 0xbf, 0xbd];
-
-/**
- * The offset of the first byte of the first ill-formed UTF-8 sequence. The WHATWG decoder
- * replaces each ill-formed sequence with U+FFFD and decodes everything before it exactly, so
- * the first U+FFFD that the bytes do not spell as EF BF BD marks the spot.
- */
-function firstInvalidUtf8Byte(bytes: Uint8Array): number {
-  const text = lenientDecoder.decode(bytes);
-  let from = 0;
-  for (;;) {
-    const index = text.indexOf(REPLACEMENT_CHARACTER, from);
-    if (index < 0) return bytes.length; // not reached for bytes the fatal decoder refused
-    const offset = utf8Encoder.encode(text.slice(0, index)).length;
-    if (!REPLACEMENT_BYTES.every((byte, i) => bytes[offset + i] === byte)) return offset;
-    from = index + 1;
-  }
-}
-
 /**
  * Thrown inside the parser to unwind to parseDecoded. Not an Error: capturing a stack trace on
  * every refused body would be wasted work.

@@ -75,7 +75,7 @@ export async function keyFingerprint(rawPublicKey: Uint8Array<ArrayBuffer>): Pro
  * ```ts
  * import assert from "node:assert/strict";
  * import { checkIdentity } from "./identity.ts";
- * import { exampleMessages } from "./schema.ts";
+ * import { exampleMessages } from "./examples.ts";
  *
  * assert.equal(await checkIdentity(exampleMessages[0]), undefined); // unsigned
  * assert.equal((await checkIdentity(exampleMessages[1]))?.verified, true);

@@ -9,7 +9,8 @@
 import { BeaconError } from "../errors.ts";
 import { jsonResponse } from "../http/json.ts";
 import type { IdentityCheck, Intake, SubmissionInput } from "../intake/accept.ts";
-import { decodeUtf8Strict, describeJsonRefusal, parseStrictJson } from "../json/strict_json.ts";
+import { describeJsonRefusal, parseStrictJson } from "../json/strict_json.ts";
+import { decodeUtf8Strict } from "../json/utf8.ts";
 import type { RouteHandler } from "../middleware/router.ts";
 import { checkIdentity } from "../message/identity.ts";
 import { checkMessage } from "../message/schema.ts";

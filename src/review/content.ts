@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { decodeUtf8Strict } from "../json/strict_json.ts";
+import { decodeUtf8Strict } from "../json/utf8.ts";
 import { isJsonObject } from "../json/value.ts";
 import { Findings, safeSegments, safeText, type Segment } from "./render.ts";
 

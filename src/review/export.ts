@@ -35,7 +35,7 @@
  * @module
  */
 import { base64 } from "../bytes.ts";
-import { decodeUtf8Strict } from "../json/strict_json.ts";
+import { decodeUtf8Strict } from "../json/utf8.ts";
 import { databaseConfig, openForReading } from "./database.ts";
 import { CliError, type Context, type Output, Progress, textOutput } from "./io.ts";
 import { FILTER_OPTIONS, filtersFrom, type OptionValues } from "./options.ts";

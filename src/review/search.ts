@@ -12,7 +12,7 @@
  * @module
  */
 import type { Client, InValue } from "@libsql/client";
-import { decodeUtf8Strict } from "../json/strict_json.ts";
+import { decodeUtf8Strict } from "../json/utf8.ts";
 import { PAGE_SIZE } from "./queries.ts";
 
 /** How searching works on this database. */

@@ -4,7 +4,7 @@
  * validation, no echo of any submitted content, and no row written by any refusal.
  */
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
-import { exampleMessages } from "../../src/message/schema.ts";
+import { exampleMessages } from "../../src/message/examples.ts";
 import { idempotencyKeyOf } from "../../src/a2a/send_message.ts";
 import type { JsonObject } from "../../src/json/value.ts";
 import {

@@ -14,7 +14,7 @@ import { Role, TaskState } from "@a2a-js/sdk";
 import type { Message, Part, SendMessageRequest } from "@a2a-js/sdk";
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
-import { exampleMessages } from "../../src/message/schema.ts";
+import { exampleMessages } from "../../src/message/examples.ts";
 
 const SDK_BRAND = Symbol.for("@a2a-js/sdk.A2AError");
 

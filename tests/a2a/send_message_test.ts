@@ -15,7 +15,7 @@ import { SourceHasher } from "../../src/intake/source_hash.ts";
 import { Intake } from "../../src/intake/accept.ts";
 import { SubmissionStore } from "../../src/store/store.ts";
 import type { JsonObject } from "../../src/json/value.ts";
-import { exampleMessages } from "../../src/message/schema.ts";
+import { exampleMessages } from "../../src/message/examples.ts";
 
 const decoder = new TextDecoder();
 const beaconMessage = () => structuredClone(exampleMessages[0]) as unknown as JsonObject;

@@ -13,7 +13,6 @@
 import fc from "fast-check";
 import { assert, assertEquals, assertStrictEquals, assertThrows } from "../support/assert.ts";
 import {
-  decodeUtf8Strict,
   describeJsonRefusal,
   type JsonParseResult,
   type JsonRefusal,
@@ -22,6 +21,7 @@ import {
   parseStrictJsonText,
 } from "../../src/json/strict_json.ts";
 import type { JsonValue } from "../../src/json/value.ts";
+import { decodeUtf8Strict } from "../../src/json/utf8.ts";
 import {
   corpus,
   CORPUS_DIRECTORIES,

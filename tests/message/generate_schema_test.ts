@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { MESSAGE_SCHEMA_URL, renderMessageSchema } from "../../src/message/generate_schema.ts";
-import { checkMessage, exampleMessages, messageJsonSchema } from "../../src/message/schema.ts";
+import { checkMessage, messageJsonSchema } from "../../src/message/schema.ts";
+import { exampleMessages } from "../../src/message/examples.ts";
 
 type JsonSchema = {
   type?: string;

@@ -1,7 +1,8 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { checkIdentity, keyFingerprint, signMessage } from "../../src/message/identity.ts";
 import { base64url, fromBase64url } from "../../src/bytes.ts";
-import { type BeaconMessage, checkMessage, exampleMessages } from "../../src/message/schema.ts";
+import { type BeaconMessage, checkMessage } from "../../src/message/schema.ts";
+import { exampleMessages } from "../../src/message/examples.ts";
 
 // RFC 8032 §7.1 TEST 1: a published test key pair, so its private half is public knowledge.
 const TEST1_SECRET = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";

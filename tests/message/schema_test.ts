@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
-import { type BeaconMessage, checkMessage, exampleMessages } from "../../src/message/schema.ts";
+import { type BeaconMessage, checkMessage } from "../../src/message/schema.ts";
+import { exampleMessages } from "../../src/message/examples.ts";
 
 const REQUIRED = "is required";
 const UNKNOWN = "has a field that is not allowed (beacon/0.1 is a closed format)";
