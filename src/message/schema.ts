@@ -105,14 +105,19 @@ function maxCodePoints(max: number) {
   return action;
 }
 
+/** The content rule of a text member: one line, or any well-formed text. */
+function contentRule(content: "one-line" | "any") {
+  return content === "one-line"
+    ? v.regex(ONE_LINE, PROBLEM.oneLine)
+    : v.regex(WELL_FORMED, PROBLEM.wellFormed);
+}
+
 function requiredText(max: number, content: "one-line" | "any", description: string) {
   return v.pipe(
     v.string(PROBLEM.string),
     v.nonEmpty(PROBLEM.empty),
     maxCodePoints(max),
-    content === "one-line"
-      ? v.regex(ONE_LINE, PROBLEM.oneLine)
-      : v.regex(WELL_FORMED, PROBLEM.wellFormed),
+    contentRule(content),
     v.description(description),
   );
 }
@@ -124,9 +129,7 @@ function optionalText(max: number, content: "one-line" | "any", description: str
     v.pipe(
       v.string(PROBLEM.string),
       maxCodePoints(max),
-      content === "one-line"
-        ? v.regex(ONE_LINE, PROBLEM.oneLine)
-        : v.regex(WELL_FORMED, PROBLEM.wellFormed),
+      contentRule(content),
       v.description(description),
     ),
   );

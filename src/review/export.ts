@@ -39,7 +39,14 @@ import { decodeUtf8Strict } from "../json/utf8.ts";
 import { databaseConfig, openForReading } from "./database.ts";
 import { CliError, type Context, type Output, Progress, textOutput } from "./io.ts";
 import { FILTER_OPTIONS, filtersFrom, type OptionValues } from "./options.ts";
-import { countSubmissions, PAGE_SIZE, submissionPages, type SubmissionRow } from "./queries.ts";
+import {
+  countSubmissions,
+  PAGE_SIZE,
+  rowFacts,
+  signerOf,
+  submissionPages,
+  type SubmissionRow,
+} from "./queries.ts";
 import { type ReviewEvent, reviewHistories } from "./events.ts";
 import { safeJson, safeText } from "./render.ts";
 import { historyLine } from "./show.ts";
@@ -67,16 +74,8 @@ export function exportRecord(
     seq: row.seq,
     id: row.id,
     contextId: row.contextId,
-    receivedAt: row.receivedAt,
-    surface: row.surface,
-    kind: row.kind,
-    contentType: row.contentType,
-    size: row.size,
-    digest: row.digest,
-    sourceHash: row.sourceHash,
-    identity: row.identityFingerprint === null
-      ? null
-      : { fingerprint: row.identityFingerprint, verified: row.identityVerified === true },
+    ...rowFacts(row),
+    identity: signerOf(row),
     idempotencyKey: row.idempotencyKey,
     status: row.status,
     redaction: row.redaction,

@@ -25,7 +25,13 @@ import {
   type OptionValues,
   widthFrom,
 } from "./options.ts";
-import { findSubmission, submissionPage, type SubmissionRow } from "./queries.ts";
+import {
+  findSubmission,
+  rowFacts,
+  signerOf,
+  submissionPage,
+  type SubmissionRow,
+} from "./queries.ts";
 import { displayWidth, Findings, safeBlock, safeExcerpt, safeJson, safeText } from "./render.ts";
 
 /** The options of `list`. */
@@ -182,16 +188,8 @@ export async function listCommand(context: Context, values: OptionValues): Promi
         return {
           seq: row.seq,
           id: row.id,
-          receivedAt: row.receivedAt,
-          surface: row.surface,
-          kind: row.kind,
-          contentType: row.contentType,
-          size: row.size,
-          digest: row.digest,
-          sourceHash: row.sourceHash,
-          signer: row.identityFingerprint === null
-            ? null
-            : { fingerprint: row.identityFingerprint, verified: row.identityVerified === true },
+          ...rowFacts(row),
+          signer: signerOf(row),
           status: row.status,
           sender: message?.sender.name ?? null,
           intent: message?.intent ?? null,

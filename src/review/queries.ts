@@ -94,6 +94,26 @@ export interface SubmissionRow {
   readonly redaction: Redaction | null;
 }
 
+/** A row's stored facts in the review tool's JSON outputs (export, `list --json`), in order. */
+export function rowFacts(row: SubmissionRow): Record<string, unknown> {
+  return {
+    receivedAt: row.receivedAt,
+    surface: row.surface,
+    kind: row.kind,
+    contentType: row.contentType,
+    size: row.size,
+    digest: row.digest,
+    sourceHash: row.sourceHash,
+  };
+}
+
+/** A row's signer in JSON outputs: `null` for an unsigned submission. */
+export function signerOf(row: SubmissionRow): { fingerprint: string; verified: boolean } | null {
+  return row.identityFingerprint === null
+    ? null
+    : { fingerprint: row.identityFingerprint, verified: row.identityVerified === true };
+}
+
 /** A redaction record: who removed the content, when and why. */
 export interface Redaction {
   /** ISO 8601 UTC time it was recorded. */

@@ -11,13 +11,13 @@
  *
  * @module
  */
-import process from "node:process";
 import type { Beacon } from "../../mod.ts";
 import { errorResponse } from "../errors.ts";
 import { harden } from "../middleware/response_headers.ts";
 import { bunFetch, type BunServer } from "./bun.ts";
 import type { ServerConfig } from "./config.ts";
 import { type Listening, runServer } from "./serve.ts";
+import { nodeProcess } from "./node_process.ts";
 
 /** Seconds a connection may be idle on Bun before it is closed. */
 export const BUN_IDLE_TIMEOUT_SECONDS = 10;
@@ -54,12 +54,4 @@ function listen(config: ServerConfig, beacon: Beacon): Promise<Listening> {
   });
 }
 
-await runServer({
-  env: (name) => process.env[name],
-  listen,
-  onStopSignal(handler) {
-    process.on("SIGINT", handler);
-    process.on("SIGTERM", handler);
-  },
-  exit: (code) => process.exit(code),
-});
+await runServer({ ...nodeProcess, listen });

@@ -17,11 +17,11 @@
  * @module
  */
 import { createServer, type Server } from "node:http";
-import process from "node:process";
 import type { Beacon } from "../../mod.ts";
 import type { ServerConfig } from "./config.ts";
 import { refuseConnect, toNodeListener } from "./node.ts";
 import { acceptErrorLogger, type Listening, runServer } from "./serve.ts";
+import { nodeProcess } from "./node_process.ts";
 
 /** The connection bounds this entry sets (see the module documentation). */
 export const NODE_TIMEOUTS = {
@@ -65,15 +65,7 @@ function listen(config: ServerConfig, beacon: Beacon): Promise<Listening> {
 
 /** Serves the Beacon on Node from the environment until SIGINT / SIGTERM. */
 export function main(): Promise<void> {
-  return runServer({
-    env: (name) => process.env[name],
-    listen,
-    onStopSignal(handler) {
-      process.on("SIGINT", handler);
-      process.on("SIGTERM", handler);
-    },
-    exit: (code) => process.exit(code),
-  });
+  return runServer({ ...nodeProcess, listen });
 }
 
 await main();

@@ -27,7 +27,7 @@
  *
  * @module
  */
-import { canonicalJson } from "../message/canonical.ts";
+import { statementBytes } from "./statement.ts";
 import { signBytes, verifyBytes } from "./ed25519.ts";
 import type { SigningKey } from "./key.ts";
 
@@ -86,7 +86,7 @@ export function canonicalCheckpointBytes(checkpoint: CheckpointFields): Uint8Arr
     rootHash: checkpoint.rootHash,
     treeSize: checkpoint.treeSize,
   };
-  return new TextEncoder().encode(CHECKPOINT_CONTEXT + canonicalJson(signed));
+  return statementBytes(CHECKPOINT_CONTEXT, signed);
 }
 
 /**

@@ -71,7 +71,7 @@
  * @module
  */
 import { base64url, fromBase64url } from "../bytes.ts";
-import { canonicalJson } from "../message/canonical.ts";
+import { statementBytes } from "./statement.ts";
 import { signBytes, verifyBytes } from "./ed25519.ts";
 import type { SigningKey } from "./key.ts";
 import { leafHash, rootFromPath, treeWithPaths } from "./merkle.ts";
@@ -154,7 +154,7 @@ export function canonicalReceiptBytes(receipt: SignedReceiptFields): Uint8Array<
     receivedAt: receipt.receivedAt,
     size: receipt.size,
   };
-  return new TextEncoder().encode(RECEIPT_CONTEXT + canonicalJson(signed));
+  return statementBytes(RECEIPT_CONTEXT, signed);
 }
 
 /**
@@ -192,9 +192,7 @@ export async function signReceipt(
 
 /** The exact bytes signed for a batch: its prefix, and the RFC 8785 form of root and size. */
 export function canonicalBatchBytes(root: Uint8Array, size: number): Uint8Array<ArrayBuffer> {
-  return new TextEncoder().encode(
-    RECEIPT_BATCH_CONTEXT + canonicalJson({ root: base64url(root), size }),
-  );
+  return statementBytes(RECEIPT_BATCH_CONTEXT, { root: base64url(root), size });
 }
 
 /**
