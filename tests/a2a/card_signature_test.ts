@@ -7,7 +7,7 @@
 import canonicalize from "canonicalize";
 import * as jose from "jose";
 import { assert, assertEquals, assertRejects, assertStrictEquals } from "../support/assert.ts";
-import { startA2AServer } from "./_support.ts";
+import { startA2AServer } from "../support/a2a.ts";
 
 const ORIGIN = "https://beacon.example.com";
 const encoder = new TextEncoder();

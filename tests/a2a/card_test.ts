@@ -8,7 +8,7 @@ import { agentCard, ORIGIN_PLACEHOLDER } from "../../src/a2a/card.ts";
 import { cardText, originOf } from "../../src/a2a/print_card.ts";
 import { parseSigningKey, signingKeyFromSeed } from "../../src/signing/key.ts";
 import { IDENTITY_STATEMENT } from "../../src/native/discovery.ts";
-import { startA2AServer } from "./_support.ts";
+import { startA2AServer } from "../support/a2a.ts";
 
 const ORIGIN = "https://beacon.example.com";
 // deno-lint-ignore no-explicit-any

@@ -11,7 +11,7 @@ import {
   type RpcAnswer,
   startA2AServer,
   textMessage,
-} from "./_support.ts";
+} from "../support/a2a.ts";
 
 const GET_TASK = {
   jsonrpc: "2.0",

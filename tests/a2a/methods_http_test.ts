@@ -13,7 +13,7 @@ import {
   type RpcAnswer,
   startA2AServer,
   textMessage,
-} from "./_support.ts";
+} from "../support/a2a.ts";
 
 const UNKNOWN_ID = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
 const decoder = new TextDecoder();

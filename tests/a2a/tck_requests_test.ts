@@ -9,7 +9,7 @@
  * here), only its requests and the MUST-level checks the requirements state.
  */
 import { assert, assertStrictEquals } from "../support/assert.ts";
-import { errorInfo, startA2AServer } from "./_support.ts";
+import { errorInfo, startA2AServer } from "../support/a2a.ts";
 
 const SESSION = crypto.randomUUID().replaceAll("-", "").slice(0, 8);
 const tckId = (name: string) => `tck-${name}-${SESSION}`;

@@ -26,7 +26,7 @@ import {
   type TempDatabase,
   tempDatabase,
   text,
-} from "./support.ts";
+} from "../support/review.ts";
 
 const JANUARY = Date.UTC(2025, 0, 1, 12, 0, 0);
 const JUNE = Date.UTC(2025, 5, 1, 12, 0, 0);

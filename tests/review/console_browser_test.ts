@@ -18,7 +18,7 @@ import {
 } from "../../src/signing/key.ts";
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { serveBeacon } from "../support/serve.ts";
-import { review, startConsole } from "./support.ts";
+import { review, startConsole } from "../support/review.ts";
 
 /**
  * The little of the page's globals the checks below read. Those functions run in the browser

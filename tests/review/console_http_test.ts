@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { rawExchange, serveBeacon } from "../support/serve.ts";
-import { review, startConsole } from "./support.ts";
+import { review, startConsole } from "../support/review.ts";
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
   "img-src 'none'; font-src 'none'; media-src 'none'; object-src 'none'; frame-src 'none'; " +

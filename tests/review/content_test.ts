@@ -1,7 +1,7 @@
 /** Interpretation and rendering of stored content (src/review/content.ts). */
 import { interpretContent, previewOf, renderContent } from "../../src/review/content.ts";
 import { assertEquals, assertStrictEquals } from "../support/assert.ts";
-import { assertInert } from "./support.ts";
+import { assertInert } from "../support/review.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

@@ -4,7 +4,7 @@
  */
 import { csvCell } from "../../src/review/export.ts";
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
-import { assertRunInert, fill, message, review, tempDatabase, text } from "./support.ts";
+import { assertRunInert, fill, message, review, tempDatabase, text } from "../support/review.ts";
 
 /** Parses RFC 4180 CSV where every cell is quoted and rows end with LF (what export writes). */
 function parseCsv(csv: string): string[][] {

@@ -12,7 +12,7 @@ import {
   review,
   tempDatabase,
   text,
-} from "./support.ts";
+} from "../support/review.ts";
 
 const ESCAPES = [
   "\x1b[31mred\x1b[0m", // SGR colour

@@ -9,7 +9,7 @@ import { openForAppending } from "../../src/review/database.ts";
 import { queuePage, submissionPage } from "../../src/review/queries.ts";
 import { catchUpIndex, prepareSearch, searchCondition } from "../../src/review/search.ts";
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
-import { fill, tempDatabase } from "./support.ts";
+import { fill, tempDatabase } from "../support/review.ts";
 
 const ROWS = 100_000;
 const REVIEWED = 60_000;

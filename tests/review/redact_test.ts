@@ -15,7 +15,7 @@ import {
   assertStrictEquals,
 } from "../support/assert.ts";
 import { serveBeacon } from "../support/serve.ts";
-import { assertRunInert, review } from "./support.ts";
+import { assertRunInert, review } from "../support/review.ts";
 
 const KEY = encodeSeed(generateSeed());
 const SIGNED = { BEACON_SIGNING_KEY: KEY };

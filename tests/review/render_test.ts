@@ -13,7 +13,7 @@ import {
   sanitizeOutput,
 } from "../../src/review/render.ts";
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
-import { assertInert } from "./support.ts";
+import { assertInert } from "../support/review.ts";
 
 function render(text: string, options = {}): { text: string; findings: Findings } {
   const findings = new Findings();

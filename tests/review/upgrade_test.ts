@@ -6,7 +6,7 @@
 import { createClient } from "@libsql/client";
 import { migrate, MIGRATIONS } from "../../src/store/migrations.ts";
 import { assertEquals, assertRejects } from "../support/assert.ts";
-import { tempDatabase } from "./support.ts";
+import { tempDatabase } from "../support/review.ts";
 
 Deno.test("migration 5 keeps every earlier review event and the append-only rules", async () => {
   const database = await tempDatabase();

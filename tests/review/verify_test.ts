@@ -10,7 +10,14 @@ import { leafHash, merkleRoot, submissionLeafData } from "../../src/review/merkl
 import { signCheckpoint, verifyCheckpoint } from "../../src/signing/checkpoint.ts";
 import { encodeSeed, parseSigningKey, signingKeyFromSeed } from "../../src/signing/key.ts";
 import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
-import { assertRunInert, fill, review, type TempDatabase, tempDatabase, text } from "./support.ts";
+import {
+  assertRunInert,
+  fill,
+  review,
+  type TempDatabase,
+  tempDatabase,
+  text,
+} from "../support/review.ts";
 
 /** The key the server of these tests is configured with, given to verify on purpose. */
 const KEY = encodeSeed(crypto.getRandomValues(new Uint8Array(32)));

@@ -10,7 +10,7 @@ import { childEnvironment } from "../../scripts/runtimes.ts";
 import { createBeacon } from "../../mod.ts";
 import { npmCacheFolder } from "../../src/runtime/permissions.ts";
 import { reviewPermissionFlags } from "../../src/review/permissions.ts";
-import { assert } from "../support/assert.ts";
+import { assert } from "./assert.ts";
 
 const MAIN = new URL("../../src/review/main.ts", import.meta.url).pathname;
 const ROOT = new URL("../../", import.meta.url).pathname;

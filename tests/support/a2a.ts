@@ -8,8 +8,8 @@
  * @module
  */
 import { type Client, createClient } from "@libsql/client";
-import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
-import { type ServerProcess, startServer } from "../support/server.ts";
+import { assert, assertEquals, assertStrictEquals } from "./assert.ts";
+import { type ServerProcess, startServer } from "./server.ts";
 
 /** A JSON-RPC answer as received. */
 export interface RpcAnswer {
