@@ -6,9 +6,7 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { a2aHandler } from "../../src/a2a/endpoint.ts";
 import type { Context } from "../../src/middleware/compose.ts";
-import { SourceHasher } from "../../src/intake/source_hash.ts";
-import { Intake } from "../../src/intake/accept.ts";
-import { SubmissionStore } from "../../src/store/store.ts";
+import { realIntake } from "../support/intake.ts";
 import { StorageError } from "../../src/errors.ts";
 import { createBeacon, type RequestLogEntry } from "../../mod.ts";
 
@@ -29,26 +27,6 @@ function context(body: unknown, headers: Record<string, string> = {}): Context {
     body: encoder.encode(typeof body === "string" ? body : JSON.stringify(body)),
     log: {},
   };
-}
-
-/**
- * A real intake on a real in-memory database. `closed` closes the database first, so every
- * read and write fails the way an unreachable database does; `signReceipts` is the real option
- * through which a receipt signer (here, a failing one) is configured.
- */
-async function realIntake(
-  options: { closed?: boolean; signReceipts?: () => Promise<never> } = {},
-): Promise<Intake> {
-  const store = await SubmissionStore.open({ url: ":memory:" });
-  if (options.closed) await store.close();
-  return new Intake({
-    store,
-    now: Date.now,
-    randomBytes: (n) => crypto.getRandomValues(new Uint8Array(n)),
-    sourceHasher: new SourceHasher(new Uint8Array(32)),
-    idempotencyWindowMs: 60_000,
-    signReceipts: options.signReceipts,
-  });
 }
 
 const SEND = {

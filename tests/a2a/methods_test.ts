@@ -3,9 +3,8 @@ import { assert, assertEquals, assertRejects, assertStrictEquals } from "../supp
 import { StorageError } from "../../src/errors.ts";
 import { LEGACY_METHODS, methodFor, METHODS } from "../../src/a2a/methods.ts";
 import { A2AFailure, toJsonRpcError } from "../../src/a2a/errors.ts";
-import { Intake } from "../../src/intake/accept.ts";
-import { SourceHasher } from "../../src/intake/source_hash.ts";
-import { SubmissionStore } from "../../src/store/store.ts";
+import type { Intake } from "../../src/intake/accept.ts";
+import { realIntake } from "../support/intake.ts";
 
 /** The eleven methods of A2A 1.0 §9.4 (the JSON-RPC names the JS SDK 1.3.0 transport sends). */
 const A2A_METHODS = [
@@ -27,19 +26,6 @@ const untouchable = new Proxy({}, {
     throw new Error("this method must not touch the intake");
   },
 }) as Intake;
-
-/** A real intake whose store is closed: any database read would fail with -32603, not -32001. */
-async function storageless(): Promise<Intake> {
-  const store = await SubmissionStore.open({ url: ":memory:" });
-  await store.close();
-  return new Intake({
-    store,
-    now: Date.now,
-    randomBytes: (n) => crypto.getRandomValues(new Uint8Array(n)),
-    sourceHasher: new SourceHasher(new Uint8Array(32)),
-    idempotencyWindowMs: 60_000,
-  });
-}
 
 async function codeOf(
   method: string,
@@ -108,7 +94,7 @@ Deno.test("capability gates answer without params or storage: -32004 and -32003"
 });
 
 Deno.test("GetTask and CancelTask refuse malformed ids with -32001 without touching storage", async () => {
-  const intake = await storageless();
+  const intake = await realIntake({ closed: true });
   // A well-formed id does reach the (closed) store, and fails there.
   await assertRejects(
     () =>

@@ -19,7 +19,12 @@ function canonical(receipt: Record<string, unknown>): Uint8Array<ArrayBuffer> {
   );
 }
 
-async function verify(publicKey: string, receipt: Record<string, unknown>): Promise<boolean> {
+/** Whether `receipt.signature` is the published key's Ed25519 signature of `signed`. */
+async function signedBy(
+  publicKey: string,
+  receipt: Record<string, unknown>,
+  signed: Uint8Array<ArrayBuffer>,
+): Promise<boolean> {
   const key = await crypto.subtle.importKey("raw", fromBase64url(publicKey), "Ed25519", false, [
     "verify",
   ]);
@@ -27,8 +32,12 @@ async function verify(publicKey: string, receipt: Record<string, unknown>): Prom
     "Ed25519",
     key,
     fromBase64url(String(receipt.signature)),
-    canonical(receipt),
+    signed,
   );
+}
+
+function verify(publicKey: string, receipt: Record<string, unknown>): Promise<boolean> {
+  return signedBy(publicKey, receipt, canonical(receipt));
 }
 
 Deno.test("native and A2A receipts verify offline with the published key", async () => {
@@ -141,15 +150,7 @@ async function verifyBatch(publicKey: string, receipt: Record<string, unknown>):
   const signed = new TextEncoder().encode(
     "beacon/0.1 receipt batch\n" + JSON.stringify({ root, size: batch.size }),
   );
-  const key = await crypto.subtle.importKey("raw", fromBase64url(publicKey), "Ed25519", false, [
-    "verify",
-  ]);
-  return await crypto.subtle.verify(
-    "Ed25519",
-    key,
-    fromBase64url(String(receipt.signature)),
-    signed,
-  );
+  return await signedBy(publicKey, receipt, signed);
 }
 
 Deno.test("receipts committed together share one batch signature, and each verifies offline with its proof", async () => {
