@@ -112,6 +112,15 @@ function contentRule(content: "one-line" | "any") {
     : v.regex(WELL_FORMED, PROBLEM.wellFormed);
 }
 
+/** A string member that must match `pattern` (keys and signatures: one spelling each). */
+function patternText(pattern: RegExp, problemText: string, description: string) {
+  return v.pipe(
+    v.string(PROBLEM.string),
+    v.regex(pattern, problemText),
+    v.description(description),
+  );
+}
+
 function requiredText(max: number, content: "one-line" | "any", description: string) {
   return v.pipe(
     v.string(PROBLEM.string),
@@ -174,21 +183,17 @@ const IdentitySchema = v.pipe(
       v.literal("Ed25519", PROBLEM.algorithm),
       v.description('Signature algorithm: always "Ed25519" (RFC 8032).'),
     ),
-    publicKey: v.pipe(
-      v.string(PROBLEM.string),
-      v.regex(PUBLIC_KEY, PROBLEM.publicKey),
-      v.description(
-        "The 32-byte raw Ed25519 public key in base64url without padding (RFC 4648 §5): " +
-          "exactly 43 characters, unused trailing bits zero.",
-      ),
+    publicKey: patternText(
+      PUBLIC_KEY,
+      PROBLEM.publicKey,
+      "The 32-byte raw Ed25519 public key in base64url without padding (RFC 4648 §5): " +
+        "exactly 43 characters, unused trailing bits zero.",
     ),
-    signature: v.pipe(
-      v.string(PROBLEM.string),
-      v.regex(SIGNATURE, PROBLEM.signature),
-      v.description(
-        "The 64-byte Ed25519 signature of the signed bytes in base64url without padding: " +
-          "exactly 86 characters, unused trailing bits zero.",
-      ),
+    signature: patternText(
+      SIGNATURE,
+      PROBLEM.signature,
+      "The 64-byte Ed25519 signature of the signed bytes in base64url without padding: " +
+        "exactly 86 characters, unused trailing bits zero.",
     ),
   }, PROBLEM.object),
   v.description(
