@@ -352,7 +352,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         limiter: custom ??
           (limit && options.rateLimitStore === "database"
             ? new SharedRateLimiter(
-              store.client,
+              store.statements,
               limit,
               (source) => Promise.resolve(sourceHasher.hash(source)),
               now,
@@ -361,7 +361,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         statusLimiter: status.custom ??
           (status.limit && options.rateLimitStore === "database"
             ? new SharedRateLimiter(
-              store.client,
+              store.statements,
               status.limit,
               // Its own keys in the shared table: reads never spend submissions.
               (source) => Promise.resolve("status " + sourceHasher.hash(source)),

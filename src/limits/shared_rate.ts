@@ -11,7 +11,6 @@
  *
  * @module
  */
-import type { Client } from "@libsql/client";
 import { StorageError } from "../errors.ts";
 import { type RateDecision, type RateLimit, type RateLimiter, retryAfterSeconds } from "./rate.ts";
 
@@ -30,9 +29,23 @@ const ADMIT = `INSERT INTO rate_limits (key, tat) VALUES (:key, ${NOW} + :interv
 /** For a refused key: its arrival time and the database's now, to compute `Retry-After`. */
 const WAIT = `SELECT tat, ${NOW} AS now FROM rate_limits WHERE key = :key`;
 
+/**
+ * What the limiter needs from the database: one statement at a time, in autocommit. The store
+ * provides it (`SubmissionStore.statements`): for an embedded database through its checked
+ * connection, so a busy lock is waited for without blocking the thread and can never leave a
+ * transaction open behind the limiter's upserts.
+ */
+export interface StatementRunner {
+  /** Runs one statement with named arguments; its rows keyed by column name. */
+  run(
+    sql: string,
+    args?: Readonly<Record<string, string | number>>,
+  ): Promise<Record<string, unknown>[]>;
+}
+
 /** The shared, database-backed limiter. */
 export class SharedRateLimiter implements RateLimiter {
-  readonly #client: Client;
+  readonly #database: StatementRunner;
   readonly #limit: RateLimit;
   readonly #keyOf: (source: string) => Promise<string>;
   readonly #blocked = new Map<string, number>();
@@ -44,12 +57,12 @@ export class SharedRateLimiter implements RateLimiter {
    * never at rest). `localNow` only times the block cache; the limit runs on the database clock.
    */
   constructor(
-    client: Client,
+    database: StatementRunner,
     limit: RateLimit,
     keyOf: (source: string) => Promise<string>,
     localNow: () => number = Date.now,
   ) {
-    this.#client = client;
+    this.#database = database;
     this.#limit = limit;
     this.#keyOf = keyOf;
     this.#localNow = localNow;
@@ -68,10 +81,10 @@ export class SharedRateLimiter implements RateLimiter {
     let waitMs: number;
     try {
       const key = await this.#keyOf(source);
-      const admitted = await this.#client.execute({ sql: ADMIT, args: { key, interval, period } });
+      const admitted = await this.#database.run(ADMIT, { key, interval, period });
       if (++this.#checks % 1000 === 0) this.#forgetIdleKeys();
-      if (admitted.rows.length > 0) return { allowed: true };
-      const row = (await this.#client.execute({ sql: WAIT, args: { key } })).rows[0];
+      if (admitted.length > 0) return { allowed: true };
+      const row = (await this.#database.run(WAIT, { key }))[0];
       const now = Number(row?.now ?? 0);
       waitMs = Math.max(Number(row?.tat ?? now), now) + interval - period - now;
     } catch (error) {
@@ -84,6 +97,6 @@ export class SharedRateLimiter implements RateLimiter {
 
   #forgetIdleKeys(): void {
     // A key whose arrival time has passed behaves exactly like a new key, so removing it is safe.
-    this.#client.execute(`DELETE FROM rate_limits WHERE tat < ${NOW}`).catch(() => {});
+    this.#database.run(`DELETE FROM rate_limits WHERE tat < ${NOW}`).catch(() => {});
   }
 }

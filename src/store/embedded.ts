@@ -39,7 +39,8 @@ interface Statement {
   run(...values: unknown[]): { changes: number };
   all(...values: unknown[]): unknown[];
 }
-type SqlValue = string | number | null | Uint8Array;
+/** A value a statement binds. */
+export type SqlValue = string | number | null | Uint8Array;
 
 /** How long to wait before the `attempt`-th retry of a busy statement, in milliseconds. */
 function backoff(attempt: number): number {
@@ -109,11 +110,20 @@ export class EmbeddedConnection {
     }
   }
 
-  /** The rows of a read-only query, as objects keyed by column name. */
-  all(sql: string, args: readonly SqlValue[]): Promise<Record<string, unknown>[]> {
+  /**
+   * Runs one statement in autocommit (a read, or a single-statement write such as an upsert with
+   * `RETURNING`), with positional or named (`:name`) arguments; its rows, keyed by column name.
+   */
+  all(
+    sql: string,
+    args: readonly SqlValue[] | Readonly<Record<string, SqlValue>>,
+  ): Promise<Record<string, unknown>[]> {
     return this.#whileBusy(() => {
       try {
-        return this.#prepare(sql).all(...args) as Record<string, unknown>[];
+        const statement = this.#prepare(sql);
+        // The driver reads one plain object as named parameters (better-sqlite3's convention).
+        const rows = Array.isArray(args) ? statement.all(...args) : statement.all(args);
+        return rows as Record<string, unknown>[];
       } finally {
         this.#ensureAutocommit();
       }

@@ -42,13 +42,27 @@ function isRowFault(error: unknown): boolean {
     error instanceof ConnectionStateError || error instanceof StorageError);
 }
 
-type Read = (sql: string, args: (string | number)[]) => Promise<Record<string, unknown>[]>;
+type Read = (
+  sql: string,
+  args: (string | number)[] | Readonly<Record<string, string | number>>,
+) => Promise<Record<string, unknown>[]>;
 type Commit = (rows: readonly PendingRow[]) => Promise<readonly boolean[]>;
 
 /** The store used by the handler. */
 export class SubmissionStore {
   /** The general-purpose client: migrations, secrets, the shared rate limiter, the review tool. */
   readonly client: Client;
+  /**
+   * One statement at a time in autocommit, with a deadline, for working state beside the
+   * submissions (the shared rate limiter). Embedded databases run it on the checked connection,
+   * never through the general-purpose client.
+   */
+  readonly statements: {
+    run(
+      sql: string,
+      args?: Readonly<Record<string, string | number>>,
+    ): Promise<Record<string, unknown>[]>;
+  };
   /** True when this start created the database (every migration was applied just now). */
   readonly created: boolean;
   readonly #writer: GroupCommitter<PendingRow, boolean>;
@@ -68,6 +82,7 @@ export class SubmissionStore {
   ) {
     this.client = client;
     this.created = parts.created;
+    this.statements = { run: (sql, args = {}) => this.#query(sql, args) };
     this.#read = parts.read;
     this.#release = parts.release;
     this.#timeoutMs = parts.timeoutMs;
@@ -210,7 +225,7 @@ export class SubmissionStore {
     await this.#release();
   }
 
-  async #query(sql: string, args: (string | number)[]): Promise<Record<string, unknown>[]> {
+  async #query(sql: string, args: Parameters<Read>[1]): Promise<Record<string, unknown>[]> {
     try {
       return await withDeadline(this.#read(sql, args), this.#timeoutMs);
     } catch (error) {

@@ -35,9 +35,19 @@ function committedElsewhere(path: string, id: string): boolean {
   }
 }
 
-for (const writerThread of ["off", "on"]) {
-  Deno.test(`a foreign lock held past the busy budget: 503 for the blocked submission, then only committed receipts (writer thread ${writerThread})`, async () => {
-    const env = { BEACON_LOG: "off", BEACON_WRITER_THREAD: writerThread };
+const VARIANTS: { name: string; env: Record<string, string> }[] = [
+  { name: "writer thread off", env: { BEACON_WRITER_THREAD: "off" } },
+  { name: "writer thread on", env: { BEACON_WRITER_THREAD: "on" } },
+  // The shared limiter writes to the same database on every request, before the submission.
+  {
+    name: "rate limits in the database",
+    env: { BEACON_RATE_LIMIT: "1000/1m", BEACON_RATE_LIMIT_STORE: "database" },
+  },
+];
+
+for (const variant of VARIANTS) {
+  Deno.test(`a foreign lock held past the busy budget: 503 for the blocked submission, then only committed receipts (${variant.name})`, async () => {
+    const env = { BEACON_LOG: "off", ...variant.env };
     let server = await startServer({ env });
     const path = `${server.directory}/beacon.db`;
     const acknowledged: string[] = [];
