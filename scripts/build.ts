@@ -21,7 +21,15 @@
  *
  * @module
  */
-import { DIST, ensurePackages, ensureTools, esbuildExecutable, ROOT, TOOLS } from "./tools.ts";
+import {
+  DIST,
+  ensurePackages,
+  ensureTools,
+  esbuildExecutable,
+  ROOT,
+  TOOLS,
+  withLock,
+} from "./tools.ts";
 
 /** What can be built. */
 export type BuildTarget = "package" | "workers";
@@ -42,30 +50,6 @@ const WORKERS_ARGS = [
   // The embedded driver is imported lazily, only for file databases, which Workers refuse.
   "--alias:libsql=./scripts/shims/no_libsql.ts",
 ];
-
-async function withLock<T>(lock: string, run: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 300_000;
-  while (true) {
-    try {
-      await Deno.mkdir(lock);
-      break;
-    } catch (error) {
-      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-      const held = await Deno.stat(lock).then((info) => info.mtime?.getTime() ?? 0, () => 0);
-      if (held > 0 && Date.now() - held > 600_000) {
-        await Deno.remove(lock).catch(() => {});
-        continue;
-      }
-      if (Date.now() > deadline) throw new Error(`Cannot build: ${lock} held for 5 minutes`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-  try {
-    return await run();
-  } finally {
-    await Deno.remove(lock).catch(() => {});
-  }
-}
 
 /** A digest of every input of the package build, so an unchanged tree is not rebuilt. */
 async function packageInputsDigest(): Promise<string> {
@@ -96,7 +80,7 @@ async function packageInputsDigest(): Promise<string> {
 async function buildPackage(): Promise<string> {
   await ensurePackages();
   const stamp = `${ROOT}/dist/.beacon-build-stamp`;
-  return await withLock(`${ROOT}/.build-lock`, async () => {
+  return await withLock(`${ROOT}/.build-lock`, "build the package", async () => {
     const digest = await packageInputsDigest();
     const built = await Deno.readTextFile(stamp).then((text) => text.trim(), () => "");
     if (built !== digest) {

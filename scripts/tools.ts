@@ -73,14 +73,11 @@ async function run(command: string, args: string[], cwd: string): Promise<void> 
 }
 
 /**
- * Runs `npm ci` in `folder` unless it is installed from its current lock file. Safe to call from
- * several processes at once: an exclusive lock folder serialises installs.
+ * Runs `run` while holding the lock folder `lock` (`mkdir` is atomic), so several processes can
+ * install or build the same thing at once; waits up to 5 minutes. A lock older than 10 minutes
+ * is left over from a process that died, and is taken over.
  */
-async function npmCi(folder: string, args: string[], what: string): Promise<void> {
-  const digest = await sha256(`${folder}/package-lock.json`);
-  const stamp = `${folder}/node_modules/.beacon-install-stamp`;
-  if (await stamped(stamp, digest)) return;
-  const lock = `${folder}/.install-lock`;
+export async function withLock<T>(lock: string, what: string, run: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + 300_000;
   while (true) {
     try {
@@ -88,26 +85,38 @@ async function npmCi(folder: string, args: string[], what: string): Promise<void
       break;
     } catch (error) {
       if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-      // A lock older than any install is left over from a process that died: take it over.
       const held = await Deno.stat(lock).then((info) => info.mtime?.getTime() ?? 0, () => 0);
       if (held > 0 && Date.now() - held > 600_000) {
         await Deno.remove(lock).catch(() => {});
         continue;
       }
       if (Date.now() > deadline) {
-        throw new Error(`Cannot install ${what}: ${lock} has been held for 5 minutes`);
+        throw new Error(`Cannot ${what}: ${lock} has been held for 5 minutes`);
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
   try {
+    return await run();
+  } finally {
+    await Deno.remove(lock).catch(() => {});
+  }
+}
+
+/**
+ * Runs `npm ci` in `folder` unless it is installed from its current lock file. Safe to call from
+ * several processes at once: an exclusive lock folder serialises installs.
+ */
+async function npmCi(folder: string, args: string[], what: string): Promise<void> {
+  const digest = await sha256(`${folder}/package-lock.json`);
+  const stamp = `${folder}/node_modules/.beacon-install-stamp`;
+  if (await stamped(stamp, digest)) return;
+  await withLock(`${folder}/.install-lock`, `install ${what}`, async () => {
     if (await stamped(stamp, digest)) return; // another process installed it meanwhile
     console.error(`Installing ${what} (npm ci)`);
     await run("npm", ["ci", "--no-audit", "--no-fund", ...args], folder);
     await Deno.writeTextFile(stamp, digest + "\n");
-  } finally {
-    await Deno.remove(lock).catch(() => {});
-  }
+  });
 }
 
 /**

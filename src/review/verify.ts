@@ -41,7 +41,7 @@ import {
   type ReviewDatabase,
 } from "./database.ts";
 import { CliError, type Context } from "./io.ts";
-import { leafHash, MerkleAccumulator, submissionLeafData } from "./merkle.ts";
+import { leafHash, MerkleAccumulator, submissionLeafData } from "../signing/merkle.ts";
 import { type OptionValues, widthFrom } from "./options.ts";
 import { type CheckpointRow, checkpoints } from "./events.ts";
 import { submissionPages } from "./queries.ts";

@@ -1,5 +1,5 @@
 /**
- * Signed checkpoints: a Merkle tree head (RFC 6962 §2.1, see `src/review/merkle.ts`) over the
+ * Signed checkpoints: a Merkle tree head (RFC 6962 §2.1, see `merkle.ts`) over the
  * first `treeSize` submissions, signed by the Beacon's key, in the spirit of the signed tree head
  * of Certificate Transparency (RFC 6962 §3.5). A checkpoint commits to every submission it
  * covers: changing, removing or reordering any of them changes the root.

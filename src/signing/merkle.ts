@@ -1,6 +1,8 @@
 /**
- * The Merkle tree hash of RFC 6962 §2.1 (RFC 9162 §2.1), synchronous, with inclusion proofs (RFC 9162 §2.1.3):
- * what a batch of receipts signed with one signature needs (`receipt.ts`).
+ * The Merkle tree of RFC 6962 §2.1 (RFC 9162 §2.1), synchronous, in one place for both of its
+ * uses: the submissions in `seq` order, whose tree heads the checkpoints sign (`checkpoint.ts`,
+ * checked by `review verify`), and a batch of receipts signed with one signature, with inclusion
+ * proofs (RFC 9162 §2.1.3; `receipt.ts`).
  *
  * ```text
  * MTH({})       = SHA-256()
@@ -12,9 +14,27 @@
  * The one-byte prefixes separate leaves from interior nodes, so a leaf can never be passed off
  * as a node (the second-preimage attack on plain Merkle trees).
  *
+ * ## Leaf data of a submission
+ *
+ * ```text
+ * leaf data = UTF-8( JCS({"digest": digest, "id": id, "receivedAt": received_at, "seq": seq}) )
+ * ```
+ *
+ * the RFC 8785 serialisation of exactly those four stored columns: members sorted
+ * (`digest`, `id`, `receivedAt`, `seq`), no whitespace, strings as stored, `seq` a plain decimal
+ * integer. Example: `{"digest":"sha256:9f86…","id":"AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA",
+ * "receivedAt":"2025-06-01T12:00:03.123Z","seq":1}`. The digest stands for the content, so the
+ * tree covers the content through it; `verify` separately checks each digest against the bytes.
+ * `seq` is included so that removing a row and renumbering cannot go unnoticed.
+ *
+ * {@linkcode MerkleAccumulator} computes the same roots while leaves stream in, keeping only
+ * one hash per set bit of the leaf count (O(log n) memory), and can answer the root of every
+ * prefix as it passes, which is what checking many checkpoints in one pass needs.
+ *
  * @module
  */
 import { sha256 } from "../bytes.ts";
+import { canonicalJson } from "../message/canonical.ts";
 
 const LEAF_PREFIX = 0x00;
 const NODE_PREFIX = 0x01;
@@ -102,4 +122,107 @@ export function rootFromPath(
     sn = Math.floor(sn / 2);
   }
   return sn === 0 ? hash : undefined;
+}
+
+/**
+ * A Merkle tree grown one leaf at a time. It keeps the roots of the perfect subtrees that the
+ * binary representation of the leaf count splits the tree into (largest first): RFC 6962's
+ * split at the largest power of two below `n` is exactly that decomposition, so folding those
+ * roots from the right gives `MTH(D[0:n])`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { leafHash, MerkleAccumulator } from "./merkle.ts";
+ *
+ * const tree = new MerkleAccumulator();
+ * tree.append(leafHash(new Uint8Array([1])));
+ * assert.equal(tree.size, 1);
+ * assert.equal(tree.root().length, 32);
+ * ```
+ */
+export class MerkleAccumulator {
+  // Perfect subtree roots, left to right; heights strictly decrease.
+  readonly #stack: { height: number; hash: Uint8Array<ArrayBuffer> }[] = [];
+  #size = 0;
+
+  /** Number of leaves appended so far. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /**
+   * Appends one leaf hash (from {@linkcode leafHash}).
+   *
+   * @param leaf The 32-byte leaf hash.
+   */
+  append(leaf: Uint8Array): void {
+    let entry = { height: 0, hash: new Uint8Array(leaf) };
+    // Two perfect subtrees of equal height are siblings: merge them, like a binary carry.
+    while (this.#stack.length > 0 && this.#stack[this.#stack.length - 1].height === entry.height) {
+      const left = this.#stack.pop()!;
+      entry = { height: entry.height + 1, hash: nodeHash(left.hash, entry.hash) };
+    }
+    this.#stack.push(entry);
+    this.#size++;
+  }
+
+  /**
+   * The tree head over every leaf appended so far.
+   *
+   * @returns The 32-byte root; SHA-256("") for the empty tree.
+   */
+  root(): Uint8Array<ArrayBuffer> {
+    if (this.#stack.length === 0) return treeRoot([]);
+    let hash = this.#stack[this.#stack.length - 1].hash;
+    for (let i = this.#stack.length - 2; i >= 0; i--) {
+      hash = nodeHash(this.#stack[i].hash, hash);
+    }
+    return hash;
+  }
+}
+
+/** The stored columns of a submission that its Merkle leaf commits to. */
+export interface LeafFields {
+  /** The row's `seq`: its position in the log. */
+  readonly seq: number;
+  /** The receipt id. */
+  readonly id: string;
+  /** `received_at`, exactly as stored. */
+  readonly receivedAt: string;
+  /** `digest`, exactly as stored (`sha256:<hex>`). */
+  readonly digest: string;
+}
+
+/**
+ * The leaf data of one submission (see the module documentation): UTF-8 of the RFC 8785 form of
+ * `{digest, id, receivedAt, seq}`.
+ *
+ * @param row The four stored columns.
+ * @returns The leaf data (hash it with {@linkcode leafHash}).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { submissionLeafData } from "./merkle.ts";
+ *
+ * const data = submissionLeafData({
+ *   seq: 1,
+ *   id: "a",
+ *   receivedAt: "2025-06-01T00:00:00.000Z",
+ *   digest: "sha256:00",
+ * });
+ * assert.equal(
+ *   new TextDecoder().decode(data),
+ *   '{"digest":"sha256:00","id":"a","receivedAt":"2025-06-01T00:00:00.000Z","seq":1}',
+ * );
+ * ```
+ */
+export function submissionLeafData(row: LeafFields): Uint8Array<ArrayBuffer> {
+  if (!Number.isSafeInteger(row.seq)) {
+    throw new TypeError("Cannot hash leaf: seq is not an integer");
+  }
+  return new TextEncoder().encode(
+    canonicalJson({ digest: row.digest, id: row.id, receivedAt: row.receivedAt, seq: row.seq }),
+  );
 }

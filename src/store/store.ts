@@ -39,7 +39,7 @@ export const DEFAULT_DATABASE_TIMEOUT_MS = 10_000;
  */
 function isRowFault(error: unknown): boolean {
   return !(isBusy(error) || error instanceof DeadlineError ||
-    error instanceof ConnectionStateError || error instanceof StorageError);
+    error instanceof ConnectionStateError);
 }
 
 type Read = (

@@ -6,7 +6,7 @@
  */
 import { createClient, type InValue } from "@libsql/client";
 import { hex } from "../../src/bytes.ts";
-import { leafHash, merkleRoot, submissionLeafData } from "../../src/review/merkle.ts";
+import { leafHash, submissionLeafData, treeRoot } from "../../src/signing/merkle.ts";
 import { signCheckpoint, verifyCheckpoint } from "../../src/signing/checkpoint.ts";
 import { encodeSeed, parseSigningKey, signingKeyFromSeed } from "../../src/signing/key.ts";
 import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
@@ -102,8 +102,8 @@ Deno.test("verify passes a clean store and appends a signed checkpoint over all 
   assertStrictEquals(checkpoints.length, 2);
   const last = checkpoints[1];
   assertStrictEquals(Number(last.tree_size), 4);
-  assertStrictEquals(last.root_hash, hex(await merkleRoot(leaves)));
-  assertStrictEquals(checkpoints[0].root_hash, hex(await merkleRoot(leaves.slice(0, 3))));
+  assertStrictEquals(last.root_hash, hex(await treeRoot(leaves)));
+  assertStrictEquals(checkpoints[0].root_hash, hex(await treeRoot(leaves.slice(0, 3))));
   const key = await signingKeyFromSeed(parseSigningKey(KEY));
   assertStrictEquals(last.public_key, key.publicKey);
   assert(

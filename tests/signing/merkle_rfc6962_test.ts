@@ -5,13 +5,12 @@
  */
 import { hex } from "../../src/bytes.ts";
 import {
-  emptyRoot,
   leafHash,
   MerkleAccumulator,
-  merkleRoot,
   nodeHash,
   submissionLeafData,
-} from "../../src/review/merkle.ts";
+  treeRoot,
+} from "../../src/signing/merkle.ts";
 import { assertEquals, assertStrictEquals, assertThrows } from "../support/assert.ts";
 
 function fromHex(text: string): Uint8Array {
@@ -43,9 +42,9 @@ const CT_ROOTS = [
   "5dc9da79a70659a9ad559cb701ded9a2ab9d823aad2f4960cfe370eff4604328",
 ];
 
-Deno.test("emptyRoot() is SHA-256 of the empty string (RFC 6962 §2.1)", async () => {
-  assertStrictEquals(hex(await emptyRoot()), CT_ROOTS[0]);
-  assertStrictEquals(hex(await merkleRoot([])), CT_ROOTS[0]);
+Deno.test("treeRoot([]) is SHA-256 of the empty string (RFC 6962 §2.1)", async () => {
+  assertStrictEquals(hex(treeRoot([])), CT_ROOTS[0]);
+  assertStrictEquals(hex(await treeRoot([])), CT_ROOTS[0]);
   assertStrictEquals(hex(await new MerkleAccumulator().root()), CT_ROOTS[0]);
 });
 
@@ -64,10 +63,10 @@ Deno.test("leafHash() and nodeHash() prefix 0x00 and 0x01", async () => {
   assertStrictEquals(hex(await nodeHash(a, b)) === hex(await leafHash(both)), false);
 });
 
-Deno.test("merkleRoot() matches the Certificate Transparency reference roots", async () => {
+Deno.test("treeRoot() matches the Certificate Transparency reference roots", async () => {
   const leaves = await Promise.all(CT_LEAVES.map((leaf) => leafHash(leaf)));
   for (let n = 0; n <= 8; n++) {
-    assertStrictEquals(hex(await merkleRoot(leaves.slice(0, n))), CT_ROOTS[n], `size ${n}`);
+    assertStrictEquals(hex(await treeRoot(leaves.slice(0, n))), CT_ROOTS[n], `size ${n}`);
   }
 });
 
@@ -92,13 +91,13 @@ Deno.test("MerkleAccumulator equals the recursive definition for sizes 0 to 70",
     roots.push(hex(await tree.root()));
   }
   const expected = [];
-  for (let n = 0; n <= leaves.length; n++) expected.push(hex(await merkleRoot(leaves.slice(0, n))));
+  for (let n = 0; n <= leaves.length; n++) expected.push(hex(await treeRoot(leaves.slice(0, n))));
   assertEquals(roots, expected);
   // Any change to one leaf changes every root that covers it, and none before it.
   const changed = [...leaves];
   changed[40] = await leafHash(new Uint8Array([255]));
   for (const n of [40, 41, 64, 70]) {
-    const same: boolean = hex(await merkleRoot(changed.slice(0, n))) === expected[n];
+    const same: boolean = hex(await treeRoot(changed.slice(0, n))) === expected[n];
     assertStrictEquals(same, n <= 40, `size ${n}`);
   }
 });
