@@ -4,8 +4,11 @@
  * search, remembering how far it got in `review_search_state` (store/migrations.ts, version 5).
  *
  * The index is an SQLite FTS5 table (https://sqlite.org/fts5.html) where the database has the
- * module (the embedded libSQL and sqld both do); a phrase query, so nothing a reviewer types is
- * FTS5 syntax. Where FTS5 is missing, search falls back to a case-insensitive substring match
+ * module (the embedded libSQL and sqld both do). It holds each submission's text in its folded
+ * form (src/review/fold.ts: invisible characters removed, NFKC, lower case, the UTS #39
+ * skeleton), and a query is folded the same way, so look-alike spellings match. A query is one
+ * phrase, so nothing a reviewer types is FTS5 syntax, except a final `*`, which makes the phrase's
+ * last word a prefix (fts5.html §3.3). An index built with an older fold is rebuilt. Where FTS5 is missing, search falls back to a case-insensitive substring match
  * over the content (`instr`, like `LIKE` without its wildcards), which scans every row; the
  * console says which one it uses. A redaction removes the row from the index (appends.ts).
  *
@@ -13,6 +16,7 @@
  */
 import type { Client, InValue } from "@libsql/client";
 import { decodeUtf8Strict } from "../json/utf8.ts";
+import { fold, FOLD_VERSION } from "./fold.ts";
 import { PAGE_SIZE } from "./queries.ts";
 
 /** How searching works on this database. */
@@ -29,14 +33,40 @@ const MAX_PAGES = 1_000;
  */
 export async function prepareSearch(client: Client): Promise<SearchMode> {
   try {
-    await client.execute(
-      "CREATE VIRTUAL TABLE IF NOT EXISTS review_fts USING fts5(text, tokenize = 'unicode61')",
-    );
-    return "fts5";
+    await client.execute(CREATE_INDEX);
   } catch {
     return "substring";
   }
+  const built = await client.execute(
+    "SELECT indexed_through FROM review_search_state WHERE name = 'fold-version'",
+  );
+  if (Number(built.rows[0]?.indexed_through ?? 0) !== FOLD_VERSION) {
+    // Built with another fold (or before folding existed): start again from the first row, in
+    // one transaction, so a second console sees the old index or the new one, never half.
+    // DELETE, not DROP TABLE: a DROP fails (SQLITE_LOCKED) while the connection has a read open.
+    await client.batch([
+      "DELETE FROM review_fts",
+      {
+        sql: "INSERT INTO review_search_state (name, indexed_through) VALUES (?, ?) " +
+          "ON CONFLICT (name) DO UPDATE SET indexed_through = excluded.indexed_through",
+        args: ["fold-version", FOLD_VERSION],
+      },
+      {
+        sql: "INSERT INTO review_search_state (name, indexed_through) VALUES ('fts', 0) " +
+          "ON CONFLICT (name) DO UPDATE SET indexed_through = 0",
+        args: [],
+      },
+    ], "write");
+  }
+  return "fts5";
 }
+
+/**
+ * The index table. `review_search_state` keeps, beside how far the index got (`fts`), the fold
+ * it was built with (`fold-version`, in the same integer column).
+ */
+const CREATE_INDEX =
+  "CREATE VIRTUAL TABLE IF NOT EXISTS review_fts USING fts5(text, tokenize = 'unicode61')";
 
 /**
  * Indexes the submissions not yet in the index, oldest first, one transaction per page.
@@ -66,7 +96,7 @@ export async function catchUpIndex(client: Client, mode: SearchMode): Promise<nu
       if (text === undefined || text === "") continue; // not text, or redacted
       statements.push({
         sql: "INSERT INTO review_fts (rowid, text) VALUES (?, ?)",
-        args: [Number(row.seq), text],
+        args: [Number(row.seq), fold(text)],
       });
     }
     // Two catch-ups at once (two consoles): the second one's insert of a rowid already indexed
@@ -102,10 +132,15 @@ export function searchCondition(
   text: string,
 ): { sql: string; args: InValue[] } {
   if (mode === "fts5") {
-    // One FTS5 string (a phrase): double quotes inside are doubled (fts5.html §3.1).
+    const prefix = text.endsWith("*");
+    const phrase = fold(prefix ? text.slice(0, -1) : text);
+    // Nothing left to match once folded (only invisible characters, say): no row matches.
+    if (phrase.trim() === "") return { sql: "SELECT rowid FROM review_fts WHERE 0", args: [] };
+    // One FTS5 string (a phrase): double quotes inside are doubled (fts5.html §3.1); a `*`
+    // after the closing quote makes its last token a prefix (§3.3).
     return {
       sql: "SELECT rowid FROM review_fts WHERE review_fts MATCH ?",
-      args: [`"${text.replaceAll('"', '""')}"`],
+      args: [`"${phrase.replaceAll('"', '""')}"${prefix ? " *" : ""}`],
     };
   }
   return {
