@@ -24,6 +24,8 @@ export interface Context {
   readonly env: (name: string) => string | undefined;
   /** Current time in epoch milliseconds. */
   readonly now: () => number;
+  /** The reviewer's answers (standard input), opened only by a command that reads them. */
+  readonly input?: () => ReadableStream<Uint8Array>;
 }
 
 /** A refusal or failure with a message for the reviewer and an exit status. */

@@ -3,6 +3,7 @@
  *
  * ```text
  * next                 the oldest new submission, shown
+ * triage               the new submissions one by one, each marked with one key
  * list                 newest submissions, one line each, in pages
  * show <id>            one submission in full, rendered safely
  * mark <id>...         append a review event (status, note, or both)
@@ -15,7 +16,7 @@
  *
  * It works on the server's database (`BEACON_DATABASE_URL`, `BEACON_DATABASE_AUTH_TOKEN`,
  * default `file:data/beacon.db`, or `--database URL`). Ids may be any unique prefix. Only
- * `mark`, `redact`, `serve` and `verify` with a key write, and only by appending (and, for
+ * `mark`, `triage`, `redact`, `serve` and `verify` with a key write, and only by appending (and, for
  * `redact`, emptying one row's content, which the database allows only then). Exit status: 0
  * success, 1 failure or problems found, 2 usage error. docs/review.md is the reviewer's guide;
  * launch.ts runs this with the narrowest permissions.
@@ -32,6 +33,7 @@ import { REDACT_OPTIONS, redactCommand } from "./redact.ts";
 import { SERVE_OPTIONS, serveCommand } from "./console/serve.ts";
 import { NEXT_OPTIONS, nextCommand, SHOW_OPTIONS, showCommand } from "./show.ts";
 import { STATS_OPTIONS, statsCommand } from "./stats.ts";
+import { TRIAGE_LEGEND, TRIAGE_OPTIONS, triageCommand } from "./triage.ts";
 import { VERIFY_OPTIONS, verifyCommand } from "./verify.ts";
 
 const COMMON_HELP = `
@@ -69,6 +71,16 @@ const COMMANDS: Record<string, Command> = {
     options: NEXT_OPTIONS,
     positionals: 0,
     run: nextCommand,
+  },
+  triage: {
+    usage: `review triage [filters] [--reviewer NAME]
+  Works through the new submissions, oldest first: shows one in full, reads one answer, appends
+  the review event to that submission, shows the next. Answers, one per line:
+    ${TRIAGE_LEGEND}
+  A note (n) asks for its text and leaves the item new. NAME defaults to BEACON_REVIEWER.${FILTER_HELP}`,
+    options: TRIAGE_OPTIONS,
+    positionals: 0,
+    run: triageCommand,
   },
   list: {
     usage: `review list [filters] [--limit N] [--after ID] [--columns sender,intent] [--page N]
@@ -147,6 +159,7 @@ const USAGE = `Usage: deno task review <command> [options]
 
 Commands:
   next          the oldest new submission, shown in full
+  triage        work through the new submissions: one key marks each
   list          newest submissions, one line each, in pages
   show <id>     one submission in full, rendered safely
   mark <id>...  append a review event: --status S, --note TEXT, or both
@@ -238,6 +251,7 @@ export function denoContext(): Context {
     terminalColumns: Deno.stdout.isTerminal() ? Deno.consoleSize().columns : undefined,
     env: (name) => Deno.env.get(name),
     now: Date.now,
+    input: () => Deno.stdin.readable,
   };
 }
 

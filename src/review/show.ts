@@ -122,7 +122,8 @@ export async function nextCommand(context: Context, values: OptionValues): Promi
       : await countSubmissions(database.client, database.schema, filters) - 1;
     await context.stdout.line(
       `next: deno task review mark ${rows[0].id.slice(0, 12)} --status reviewed ` +
-        `(${waiting === 0 ? "the last new one" : `${waiting} more new after it`})`,
+        `(${waiting === 0 ? "the last new one" : `${waiting} more new after it`}), ` +
+        "or work through them all with deno task review triage",
     );
     return 0;
   } finally {
@@ -130,7 +131,16 @@ export async function nextCommand(context: Context, values: OptionValues): Promi
   }
 }
 
-async function describeRow(
+/**
+ * One submission in full, as `show`, `next` and `triage` print it: receipt fields, signature,
+ * status and history, then the content, rendered inertly.
+ *
+ * @param database The open database.
+ * @param row The submission.
+ * @param width The output width.
+ * @returns The text (already rendered safe).
+ */
+export async function describeRow(
   database: ReviewDatabase,
   row: SubmissionRow,
   width: number,

@@ -130,25 +130,34 @@ const fatal = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Runs `deno task review <args>` as a subprocess against `database`, with a clean environment
- * (only what Deno itself needs, plus `env`). Output must be valid UTF-8.
+ * (only what Deno itself needs, plus `env`), and `input` as its standard input (none without
+ * it). Output must be valid UTF-8.
  */
 export async function review(
   database: TempDatabase | string,
   args: string[],
   env: Record<string, string> = {},
+  input?: string,
 ): Promise<Run> {
   const url = typeof database === "string" ? database : database.url;
   // The runtime's own variables (DENO_DIR, certificates, proxies), none of the BEACON_* set.
   const inherited = childEnvironment();
   const all = [...args, "--database", url];
-  const output = await new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(Deno.execPath(), {
     args: ["run", ...await reviewFlags(all, env), MAIN, ...all],
     cwd: ROOT,
     env: { ...inherited, NO_COLOR: "1", ...env },
     clearEnv: true,
+    stdin: input === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
-  }).output();
+  }).spawn();
+  if (input !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(input));
+    await writer.close();
+  }
+  const output = await child.output();
   return {
     code: output.code,
     stdout: fatal.decode(output.stdout),
