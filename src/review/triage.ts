@@ -107,7 +107,7 @@ export async function triageCommand(context: Context, values: OptionValues): Pro
           return 0;
         }
         const key = line.trim();
-        let status: ReviewStatus | undefined = STATUS_KEYS[key];
+        const status: ReviewStatus | undefined = STATUS_KEYS[key];
         let note: string | undefined;
         if (key === "s") {
           await context.stdout.line(`${safeText(row.id)} skipped, still new`);
