@@ -11,8 +11,13 @@ import { nullableString, query, type ReviewStatus } from "./queries.ts";
 
 /** One appended review event. */
 export interface ReviewEvent {
-  /** Order of appending. */
+  /** Order of appending, across the whole store (what `supersedes` refers to). */
   readonly seq: number;
+  /**
+   * Its place in its submission's history, from 1: the number reviewers see (`#2`) and give to
+   * `mark --corrects`, so that correcting a note never needs a number counted across the store.
+   */
+  readonly number: number;
   /** The receipt id it is about. */
   readonly submissionId: string;
   /** The status it sets, or null for a note alone. */
@@ -23,8 +28,10 @@ export interface ReviewEvent {
   readonly reviewer: string | null;
   /** ISO 8601 UTC time it was appended. */
   readonly createdAt: string;
-  /** The earlier event whose note this one corrects. */
+  /** The earlier event (its `seq`) whose note this one corrects. */
   readonly supersedes: number | null;
+  /** The `number` of that earlier event in the same history. */
+  readonly supersedesNumber: number | null;
 }
 
 /** One recorded checkpoint. */
@@ -43,7 +50,7 @@ export interface CheckpointRow {
   readonly publicKey: string;
 }
 
-function toEvent(row: Record<string, unknown>): ReviewEvent {
+function toEvent(row: Record<string, unknown>): Omit<ReviewEvent, "number" | "supersedesNumber"> {
   return {
     seq: Number(row.seq),
     submissionId: String(row.submission_id),
@@ -80,7 +87,16 @@ export async function reviewHistories(
     ids,
   );
   for (const event of rows.map(toEvent)) {
-    histories.set(event.submissionId, [...(histories.get(event.submissionId) ?? []), event]);
+    const history = histories.get(event.submissionId) ?? [];
+    // A note corrects an earlier note of the same submission (appends.ts checks it), so the
+    // event it names is already in this history.
+    const corrected = history.find((earlier) => earlier.seq === event.supersedes);
+    history.push({
+      ...event,
+      number: history.length + 1,
+      supersedesNumber: corrected?.number ?? null,
+    });
+    histories.set(event.submissionId, history);
   }
   return histories;
 }
@@ -99,6 +115,23 @@ export async function reviewEvents(
   id: string,
 ): Promise<ReviewEvent[]> {
   return (await reviewHistories(client, schema, [id])).get(id) ?? [];
+}
+
+/**
+ * The number (`#N`, from 1) of the event `seq` in the history of submission `id`.
+ *
+ * @param client The database.
+ * @param id The receipt id.
+ * @param seq The event's `seq`.
+ * @returns Its place in that submission's history.
+ */
+export async function eventNumber(client: Client, id: string, seq: number): Promise<number> {
+  const rows = await query(
+    client,
+    "SELECT count(*) AS n FROM review_events WHERE submission_id = ? AND seq <= ?",
+    [id, seq],
+  );
+  return Number(rows[0].n);
 }
 
 /**

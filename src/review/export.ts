@@ -81,6 +81,7 @@ export function exportRecord(
     redaction: row.redaction,
     history: history.map((event) => ({
       seq: event.seq,
+      number: event.number,
       createdAt: event.createdAt,
       status: event.status,
       note: event.note,

@@ -102,10 +102,10 @@ const COMMANDS: Record<string, Command> = {
   },
   mark: {
     usage: `review mark <id>... [--status new|reviewed|follow-up|dismissed|escalated]
-                [--note TEXT] [--corrects EVENT] [--reviewer NAME]
+                [--note TEXT] [--corrects N] [--reviewer NAME]
   Appends a review event to each id: a status, a note, or both. --status new sets items back;
-  --corrects EVENT (with one id and --note) supersedes the note of that event. NAME defaults to
-  BEACON_REVIEWER.`,
+  --corrects N (with one id and --note) supersedes note #N of that submission's history, as
+  show numbers it. NAME defaults to BEACON_REVIEWER.`,
     options: MARK_OPTIONS,
     positionals: Infinity,
     run: markCommand,

@@ -1,9 +1,10 @@
 /**
- * `review mark <id>... [--status S] [--note TEXT] [--corrects EVENT] [--reviewer NAME]`:
+ * `review mark <id>... [--status S] [--note TEXT] [--corrects N] [--reviewer NAME]`:
  * appends one review event per id. Nothing is ever updated: the latest status is the status,
  * `--status new` sets items back, a note is corrected by a new event naming the one it
- * supersedes (`--corrects`), and the whole history stays (the `review_events` table refuses
- * UPDATE and DELETE by trigger).
+ * supersedes (`--corrects N`, the note's number in that submission's history as `show` prints
+ * it), and the whole history stays (the `review_events` table refuses UPDATE and DELETE by
+ * trigger).
  *
  * The reviewer's name comes from `--reviewer`, else `BEACON_REVIEWER`, else is left empty.
  *
@@ -11,6 +12,7 @@
  */
 import { appendEvent, MAX_NOTE, MAX_REVIEWER } from "./appends.ts";
 import { databaseConfig, openForAppending } from "./database.ts";
+import { eventNumber, reviewEvents } from "./events.ts";
 import { resolveIds } from "./ids.ts";
 import { CliError, type Context } from "./io.ts";
 import { integerOption, type OptionValues, statusOption } from "./options.ts";
@@ -87,25 +89,29 @@ export async function markCommand(
   try {
     const ids = await resolveIds(database.client, typed, "mark");
     for (const id of ids) {
+      const history = await reviewEvents(database.client, database.schema, id);
+      const corrected = corrects === undefined ? undefined : history[corrects - 1];
+      if (corrects !== undefined && corrected?.note == null) {
+        throw new CliError(
+          `Cannot mark: event #${corrects} of ${safeText(id)} is not a note (show lists them)`,
+        );
+      }
       const seq = await appendEvent(database.client, {
         id,
         status,
         note,
         reviewer,
-        supersedes: corrects,
+        supersedes: corrected?.seq,
         createdAt: new Date(context.now()).toISOString(),
       });
       if (seq === undefined) {
-        throw new CliError(
-          corrects === undefined
-            ? `Cannot mark: no submission has receipt id ${safeText(id)}`
-            : `Cannot mark: event ${corrects} is not a note about ${safeText(id)}`,
-        );
+        throw new CliError(`Cannot mark: no submission has receipt id ${safeText(id)}`);
       }
       const what = status === undefined
-        ? corrects === undefined ? "noted" : `note of event ${corrects} corrected`
+        ? corrects === undefined ? "noted" : `note #${corrects} corrected`
         : `marked ${status}`;
-      await context.stdout.line(`${safeText(id)} ${what} (review event ${seq})`);
+      const number = await eventNumber(database.client, id, seq);
+      await context.stdout.line(`${safeText(id)} ${what} (event #${number} of its history)`);
     }
     return 0;
   } finally {

@@ -210,14 +210,15 @@ export async function describeRow(
 }
 
 /**
- * One review event as a history line: `#7 2025-06-01T… reviewed by ana: note`.
+ * One review event as a history line, numbered within its submission's history:
+ * `#2 2025-06-01T… reviewed by ana: note`.
  *
  * @param event The event.
  * @returns Untrusted text (the note and name); render it.
  */
 export function historyLine(event: ReviewEvent): string {
-  return `#${event.seq} ${event.createdAt} ${event.status ?? "note"}` +
+  return `#${event.number} ${event.createdAt} ${event.status ?? "note"}` +
     (event.reviewer === null ? "" : ` by ${event.reviewer}`) +
-    (event.supersedes === null ? "" : ` (corrects the note of #${event.supersedes})`) +
+    (event.supersedesNumber === null ? "" : ` (corrects the note of #${event.supersedesNumber})`) +
     (event.note === null ? "" : `: ${event.note}`);
 }

@@ -17,6 +17,7 @@
  */
 import { appendEvent, MAX_NOTE } from "./appends.ts";
 import { databaseConfig, openForAppending } from "./database.ts";
+import { eventNumber } from "./events.ts";
 import { CliError, type Context } from "./io.ts";
 import { checkNoteAndReviewer } from "./mark.ts";
 import { FILTER_OPTIONS, filtersFrom, type OptionValues, widthFrom } from "./options.ts";
@@ -137,9 +138,10 @@ export async function triageCommand(context: Context, values: OptionValues): Pro
         if (seq === undefined) {
           throw new CliError(`Cannot mark: no submission has receipt id ${safeText(row.id)}`);
         }
+        const number = await eventNumber(database.client, row.id, seq);
         await context.stdout.line(
           `${safeText(row.id)} ${status === undefined ? "noted" : `marked ${status}`} ` +
-            `(review event ${seq})`,
+            `(event #${number} of its history)`,
         );
         // A note leaves the item new: answer again (a status, or s to move on).
         if (status !== undefined) {

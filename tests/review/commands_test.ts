@@ -364,11 +364,14 @@ Deno.test("mark appends review events; unknown ids and bad statuses are refused"
   const { database, ids } = await standardDatabase();
   const first = await review(database, ["mark", ids[1], "--status", "escalated", "--note", "hm"]);
   assertStrictEquals(first.code, 0, first.stderr);
-  assertMatch(first.stdout, new RegExp(`^${ids[1]} marked escalated \\(review event 1\\)$`, "m"));
+  assertMatch(
+    first.stdout,
+    new RegExp(`^${ids[1]} marked escalated \\(event #1 of its history\\)$`, "m"),
+  );
   const second = await review(database, ["mark", ids[1], "--status", "reviewed"], {
     BEACON_REVIEWER: "env reviewer",
   });
-  assertMatch(second.stdout, /review event 2/);
+  assertMatch(second.stdout, /\(event #2 of its history\)/);
   const unknown = await review(database, ["mark", "nope", "--status", "reviewed"]);
   assertStrictEquals(unknown.code, 1);
   assertMatch(unknown.stderr, /Cannot mark: no submission has a receipt id starting nope/);

@@ -56,7 +56,22 @@ Deno.test("export carries each item's history; CSV neutralises formulas and stay
   const ids = receipts.map((receipt) => String(receipt.id));
   await review(database, ["mark", ids[0], ids[1], "--status", "dismissed", "--reviewer", "ana"]);
   await review(database, ["mark", ids[0], "--note", "=1+1 spreadsheet bait"]);
-  await review(database, ["mark", ids[0], "--note", "corrected", "--corrects", "3"]);
+  // The note is #2 of this submission's history (event 3 of the store): numbers count within
+  // the submission, so 3 names nothing yet, and 1 is a status, not a note.
+  for (const number of ["3", "1"]) {
+    const refused = await review(database, ["mark", ids[0], "--note", "x", "--corrects", number]);
+    assertStrictEquals(refused.code, 1);
+    assertMatch(refused.stderr, new RegExp(`event #${number} of ${ids[0]} is not a note`));
+  }
+  const corrected = await review(database, [
+    "mark",
+    ids[0],
+    "--note",
+    "corrected",
+    "--corrects",
+    "2",
+  ]);
+  assertStrictEquals(corrected.code, 0, corrected.stderr);
 
   const ndjson = await review(database, ["export"]);
   assertStrictEquals(ndjson.code, 0, ndjson.stderr);
@@ -64,18 +79,17 @@ Deno.test("export carries each item's history; CSV neutralises formulas and stay
   assertEquals(
     records[0].history.map((event: Record<string, unknown>) => [
       event.seq,
+      event.number,
       event.status,
       event.note,
       event.reviewer,
       event.supersedes,
     ]),
-    [[1, "dismissed", null, "ana", null], [3, null, "=1+1 spreadsheet bait", null, null], [
-      4,
-      null,
-      "corrected",
-      null,
-      3,
-    ]],
+    [
+      [1, 1, "dismissed", null, "ana", null],
+      [3, 2, null, "=1+1 spreadsheet bait", null, null],
+      [4, 3, null, "corrected", null, 3],
+    ],
   );
   assertEquals(records[3].history, []);
 
@@ -97,7 +111,10 @@ Deno.test("export carries each item's history; CSV neutralises formulas and stay
   assertStrictEquals(rows[2][column("content")], "'+cmd|' /C calc'!A0");
   assertStrictEquals(rows[3][column("content")], "'@SUM(1+1)*cmd|' /C calc'!A0");
   assertStrictEquals(rows[1][column("status")], "dismissed");
-  assertMatch(rows[1][column("history")], /^#1 \S+ dismissed by ana\n#3 \S+ note: =1\+1/);
+  assertMatch(
+    rows[1][column("history")],
+    /^#1 \S+ dismissed by ana\n#2 \S+ note: =1\+1 spreadsheet bait\n#3 \S+ note \(corrects the note of #2\): corrected$/,
+  );
   // The JSON text as stored (JSON.stringify wrote ESC as \u001b), the bidi control escaped.
   assertMatch(rows[4][column("content")], /a\\u202Eb \\u001b\[31mred https\[:\]\/\/example\.com/);
   const again = await review(database, ["export", "--format", "xml"]);

@@ -34,7 +34,10 @@ Deno.test("triage marks each shown item with one key, takes notes and skips, and
   assertRunInert(run); // the bidi override of the third item is shown, never sent raw
   assertEquals(shown(run.stdout), ids);
   assertMatch(run.stdout, /^r reviewed {3}f follow-up .* {3}\(4 more new\)$/m);
-  assertMatch(run.stdout, new RegExp(`^> note> ${ids[0]} noted \\(review event 1\\)$`, "m"));
+  assertMatch(
+    run.stdout,
+    new RegExp(`^> note> ${ids[0]} noted \\(event #1 of its history\\)$`, "m"),
+  );
   assertMatch(run.stdout, /answer one of: r reviewed/);
   assertMatch(run.stdout, new RegExp(`^> ${ids[2]} skipped, still new$`, "m"));
   assertMatch(run.stdout, /the queue is empty: 4 marked in this run$/m);

@@ -266,9 +266,11 @@ export class ConsoleApi {
       },
       history: events.map((event) => ({
         seq: event.seq,
+        number: event.number,
         createdAt: event.createdAt,
         status: event.status,
         supersedes: event.supersedes,
+        supersedesNumber: event.supersedesNumber,
         reviewer: event.reviewer === null ? null : segments(event.reviewer, findings),
         note: event.note === null ? null : segments(event.note, findings, "keep"),
       })),
