@@ -234,7 +234,7 @@ export async function startConsole(
     printed += value;
   }
   reader.releaseLock();
-  const match = /(http:\/\/127\.0\.0\.1:\d+)\/\?token=([A-Za-z0-9_-]{43})/.exec(printed);
+  const match = /(http:\/\/127\.0\.0\.1:\d+)\/#token=([A-Za-z0-9_-]{43})/.exec(printed);
   if (match === null) {
     child.kill("SIGTERM");
     await child.status;
