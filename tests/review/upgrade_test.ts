@@ -3,7 +3,7 @@
  * every event keeps its `seq` and values, the table stays append-only, and the new statuses,
  * notes and redaction rules apply.
  */
-import { createClient } from "@libsql/client";
+import { type Client, createClient } from "@libsql/client";
 import { migrate, MIGRATIONS } from "../../src/store/migrations.ts";
 import { assertEquals, assertMatch, assertRejects, assertStrictEquals } from "../support/assert.ts";
 import { review, tempDatabase } from "../support/review.ts";
@@ -14,25 +14,30 @@ import {
   signingKeyFromSeed,
 } from "../../src/signing/key.ts";
 
+/** Brings an empty database to `version`, the way the Beacon of that version left it. */
+async function migrateTo(client: Client, version: number): Promise<void> {
+  await client.execute(
+    "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, " +
+      "applied_at TEXT NOT NULL) STRICT",
+  );
+  for (const migration of MIGRATIONS.filter((migration) => migration.version <= version)) {
+    await client.batch([
+      ...migration.statements,
+      {
+        sql: "INSERT INTO schema_migrations VALUES (?, ?, 'x')",
+        args: [migration.version, migration.name],
+      },
+    ], "write");
+  }
+}
+
 Deno.test("migration 5 keeps every earlier review event and the append-only rules", async () => {
   const database = await tempDatabase();
   const client = createClient({ url: database.url, intMode: "number" });
   try {
     await client.execute("PRAGMA foreign_keys = ON");
     // The database as versions 1 to 4 left it, with a submission and two events.
-    await client.execute(
-      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, " +
-        "applied_at TEXT NOT NULL) STRICT",
-    );
-    for (const migration of MIGRATIONS.filter((migration) => migration.version <= 4)) {
-      await client.batch([
-        ...migration.statements,
-        {
-          sql: "INSERT INTO schema_migrations VALUES (?, ?, 'x')",
-          args: [migration.version, migration.name],
-        },
-      ], "write");
-    }
+    await migrateTo(client, 4);
     await client.execute(
       "INSERT INTO submissions (id, context_id, received_at, surface, kind, content_type, " +
         "content, size, digest, source_hash) VALUES ('s1', 'c', 't', 'native', 'unstructured', " +
@@ -96,19 +101,7 @@ Deno.test("migration 8 keeps earlier redaction records, unsigned, and verify rep
   const client = createClient({ url: database.url, intMode: "number" });
   try {
     // A store as versions 1 to 5 left it, with a redaction made before records were signed.
-    await client.execute(
-      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, " +
-        "applied_at TEXT NOT NULL) STRICT",
-    );
-    for (const migration of MIGRATIONS.filter((migration) => migration.version <= 5)) {
-      await client.batch([
-        ...migration.statements,
-        {
-          sql: "INSERT INTO schema_migrations VALUES (?, ?, 'x')",
-          args: [migration.version, migration.name],
-        },
-      ], "write");
-    }
+    await migrateTo(client, 5);
     await client.execute(
       "INSERT INTO submissions (id, context_id, received_at, surface, kind, content_type, " +
         "content, size, digest, source_hash) VALUES ('s1', 'c', '2026-01-01T00:00:00.000Z', " +

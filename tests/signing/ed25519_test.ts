@@ -25,13 +25,22 @@ function lenientlyValid(key: Uint8Array, signature: Uint8Array): boolean {
   return ed25519.verify(signature, message, key, { zip215: true });
 }
 
-Deno.test("an honest signature verifies, by raw bytes and by base64url", async () => {
+/** A fresh key pair's raw public key and its signature of `message`, made by WebCrypto. */
+async function honestSignature(): Promise<
+  { raw: Uint8Array<ArrayBuffer>; signature: Uint8Array<ArrayBuffer> }
+> {
   const keys = await crypto.subtle.generateKey("Ed25519", true, [
     "sign",
     "verify",
   ]) as CryptoKeyPair;
-  const raw = new Uint8Array(await crypto.subtle.exportKey("raw", keys.publicKey));
-  const signature = new Uint8Array(await crypto.subtle.sign("Ed25519", keys.privateKey, message));
+  return {
+    raw: new Uint8Array(await crypto.subtle.exportKey("raw", keys.publicKey)),
+    signature: new Uint8Array(await crypto.subtle.sign("Ed25519", keys.privateKey, message)),
+  };
+}
+
+Deno.test("an honest signature verifies, by raw bytes and by base64url", async () => {
+  const { raw, signature } = await honestSignature();
   assert(await verifyEd25519(raw, message, signature));
   assert(await verifyBytes(base64url(raw), message, base64url(signature)));
   assert(!await verifyEd25519(raw, new TextEncoder().encode("other"), signature));
@@ -60,12 +69,7 @@ Deno.test("every small-order key, canonical or not, is refused with every small-
 });
 
 Deno.test("S at or above L is refused though S mod L makes a valid signature", async () => {
-  const keys = await crypto.subtle.generateKey("Ed25519", true, [
-    "sign",
-    "verify",
-  ]) as CryptoKeyPair;
-  const raw = new Uint8Array(await crypto.subtle.exportKey("raw", keys.publicKey));
-  const signature = new Uint8Array(await crypto.subtle.sign("Ed25519", keys.privateKey, message));
+  const { raw, signature } = await honestSignature();
   let s = 0n;
   for (let index = 63; index >= 32; index--) s = (s << 8n) | BigInt(signature[index]);
   const malleated = signature.slice();
@@ -82,11 +86,7 @@ Deno.test("a non-canonical encoding of a point of large order is refused as a ke
   const noncanonical = fromHex(NON_CANONICAL_LARGE_ORDER);
   // It decodes (leniently) to a real point that is not of small order.
   assert(!ed25519.Point.fromBytes(noncanonical, true).isSmallOrder());
-  const keys = await crypto.subtle.generateKey("Ed25519", true, [
-    "sign",
-    "verify",
-  ]) as CryptoKeyPair;
-  const raw = new Uint8Array(await crypto.subtle.exportKey("raw", keys.publicKey));
+  const { raw } = await honestSignature();
   assertStrictEquals(await verifyEd25519(noncanonical, message, new Uint8Array(64)), false);
   assertStrictEquals(
     await verifyEd25519(raw, message, zeroSignature(NON_CANONICAL_LARGE_ORDER)),
