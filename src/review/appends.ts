@@ -74,6 +74,9 @@ export type RedactionOutcome =
   | "no such submission"
   | "the clock is before the submission's receipt time";
 
+/** How far a redaction's erasure of the database files went (see {@linkcode redact}). */
+export type Erasure = "complete" | "wal busy" | "remote" | "none";
+
 /** The signed record of a redaction, as {@linkcode redact} asks its signer for it. */
 export type RedactionSigner = (
   record: RedactionFields,
@@ -90,22 +93,29 @@ export type RedactionSigner = (
  * (`optimize`, https://sqlite.org/fts5.html §6.9) so the deleted terms leave the index's pages,
  * and the WAL is checkpointed with TRUNCATE so the old page images leave the `-wal` file.
  *
+ * A remote database (sqld, Turso) takes neither pragma over its protocol (sqld refuses them as
+ * unsupported statements and closes the transaction), so there only the index merge runs, and the
+ * files are the database server's to erase (docs/review.md names how).
+ *
  * @param client The migrated database.
  * @param record The receipt id, reason, operator and time.
  * @param sign Signs the record (the Beacon's key).
- * @returns What happened, and whether the WAL checkpoint completed (it cannot while another
- *   process, such as a running server, holds a read open; then run the one command that
- *   docs/review.md names: stop the server).
+ * @param embedded Whether the database is an embedded file (the pragmas apply).
+ * @returns What happened, and how far the erasure went: `complete`, `wal busy` (the checkpoint
+ *   could not finish while another process, such as a running server, reads the database; stop
+ *   the server, docs/review.md) or `remote`.
  */
 export async function redact(
   client: Client,
   record: { id: string; reason: string; by: string; createdAt: string },
   sign: RedactionSigner,
-): Promise<{ outcome: RedactionOutcome; checkpointed: boolean }> {
+  embedded: boolean,
+): Promise<{ outcome: RedactionOutcome; erased: Erasure }> {
   const transaction = await client.transaction("write");
   try {
-    // A connection flag: it covers this transaction's freed pages (https://sqlite.org/pragma.html#pragma_secure_delete).
-    await transaction.execute("PRAGMA secure_delete = ON");
+    // A connection flag, so set on the transaction's own connection: it covers the pages this
+    // transaction frees (https://sqlite.org/pragma.html#pragma_secure_delete).
+    if (embedded) await transaction.execute("PRAGMA secure_delete = ON");
     const exists = await transaction.execute({
       sql: "SELECT s.seq, s.digest, s.received_at, d.seq AS redaction FROM submissions s " +
         "LEFT JOIN redactions d ON d.submission_id = s.id WHERE s.id = ?",
@@ -116,12 +126,12 @@ export async function redact(
       await transaction.rollback();
       return {
         outcome: row === undefined ? "no such submission" : "already redacted",
-        checkpointed: false,
+        erased: "none",
       };
     }
     if (!(Date.parse(record.createdAt) >= Date.parse(String(row.received_at)))) {
       await transaction.rollback();
-      return { outcome: "the clock is before the submission's receipt time", checkpointed: false };
+      return { outcome: "the clock is before the submission's receipt time", erased: "none" };
     }
     const signed = await sign({ ...record, digest: String(row.digest) });
     await transaction.execute({
@@ -152,18 +162,17 @@ export async function redact(
   } finally {
     transaction.close();
   }
-  return { outcome: "redacted", checkpointed: await checkpointWal(client) };
+  if (!embedded) return { outcome: "redacted", erased: "remote" };
+  return { outcome: "redacted", erased: await checkpointWal(client) ? "complete" : "wal busy" };
 }
 
 /**
  * `PRAGMA wal_checkpoint(TRUNCATE)` (https://sqlite.org/pragma.html#pragma_wal_checkpoint):
  * copies every page of the WAL into the database and empties the `-wal` file. It reports
- * `busy = 1` when a reader kept it from finishing; a remote database (sqld) may refuse the
- * pragma. Both are `false`: the caller says what to run.
+ * `busy = 1` when a reader kept it from finishing: `false`, and the caller says what to do.
  */
 async function checkpointWal(client: Client): Promise<boolean> {
   try {
-    await client.execute("PRAGMA secure_delete = ON");
     const result = await client.execute("PRAGMA wal_checkpoint(TRUNCATE)");
     const busy = result.rows[0]?.busy ?? result.rows[0]?.[0];
     return Number(busy) === 0;

@@ -16,6 +16,7 @@ import { signRedaction } from "../signing/redaction.ts";
 import { MAX_REASON, MAX_REVIEWER, redact } from "./appends.ts";
 import { databaseConfig, openForAppending } from "./database.ts";
 import { resolveId } from "./ids.ts";
+import { isEmbedded } from "../store/client.ts";
 import { CliError, type Context } from "./io.ts";
 import type { OptionValues } from "./options.ts";
 import { safeText } from "./render.ts";
@@ -66,24 +67,28 @@ export async function redactCommand(
         "the Beacon's key)",
     );
   }
-  const database = await openForAppending(
-    databaseConfig(values.database as string, context.env),
-    context.now,
-  );
+  const config = databaseConfig(values.database as string, context.env);
+  const database = await openForAppending(config, context.now);
   try {
     const id = await resolveId(database.client, typed, "redact");
     const createdAt = new Date(context.now()).toISOString();
-    const { outcome, checkpointed } = await redact(
+    const { outcome, erased } = await redact(
       database.client,
       { id, reason, by, createdAt },
       async (record) => ({ signature: await signRedaction(key, record), publicKey: key.publicKey }),
+      isEmbedded(config.url) && config.url !== ":memory:",
     );
     if (outcome !== "redacted") throw new CliError(`Cannot redact ${safeText(id)}: ${outcome}`);
     await context.stdout.line(
       `${safeText(id)} redacted ${createdAt} by ${safeText(by)}: content removed; digest, size ` +
         "and its place in the Merkle tree kept; record signed by key " + key.publicKey,
     );
-    if (!checkpointed) {
+    if (erased === "remote") {
+      await context.stdout.line(
+        "the database is remote: the search index was merged, but freed pages and the WAL are " +
+          "on the database server; erase them there (docs/review.md, Redaction)",
+      );
+    } else if (erased === "wal busy") {
       await context.stdout.line(
         "the WAL checkpoint did not complete (another process has the database open): the old " +
           "bytes stay in the -wal file until it does; stop the server, whose close checkpoints " +

@@ -6,7 +6,8 @@
 import { createClient } from "@libsql/client";
 import { encodeSeed, generateSeed } from "../../src/signing/key.ts";
 import { catchUpIndex, prepareSearch } from "../../src/review/search.ts";
-import { assert, assertStrictEquals } from "../support/assert.ts";
+import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
+import { startSqld } from "../support/sqld.ts";
 import { fill, review, tempDatabase, text } from "../support/review.ts";
 
 const SEED = encodeSeed(generateSeed());
@@ -67,5 +68,30 @@ Deno.test("after redact, the redacted word is in no database file (db, wal, shm)
     assertStrictEquals((await filesHolding(database.directory, WORD.slice(0, 10))).join(", "), "");
   } finally {
     await Deno.remove(database.directory, { recursive: true });
+  }
+});
+
+Deno.test("redact on a remote database (real sqld) signs, merges the index and says what is left", async () => {
+  const sqld = await startSqld();
+  try {
+    const receipts = await fill({ url: sqld.url }, [text("to be erased")], {
+      signingKey: SEED,
+    });
+    const run = await review(sqld.url, [
+      "redact",
+      String(receipts[0].id),
+      "--reason",
+      "erasure order 8",
+      "--reviewer",
+      "ops",
+    ], { BEACON_SIGNING_KEY: SEED });
+    assertStrictEquals(run.code, 0, run.stderr);
+    assertMatch(run.stdout, /record signed by key /);
+    assertMatch(run.stdout, /^the database is remote: .* erase them there/m);
+    const verify = await review(sqld.url, ["verify"], { BEACON_SIGNING_KEY: SEED });
+    assertStrictEquals(verify.code, 0, verify.stdout);
+    assertMatch(verify.stdout, /1 redacted/);
+  } finally {
+    await sqld.close();
   }
 });

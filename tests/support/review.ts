@@ -87,7 +87,7 @@ export function message(fields: Record<string, unknown>, from?: string): Sample 
  * `seq` follows the array, and returns the receipts.
  */
 export async function fill(
-  database: TempDatabase,
+  database: Pick<TempDatabase, "url">,
   samples: readonly Sample[],
   options: { now?: () => number; signingKey?: string } = {},
 ): Promise<Record<string, unknown>[]> {
