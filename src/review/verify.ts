@@ -204,12 +204,11 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
 
     // Checkpoints: signatures first, then roots as the tree grows past each size.
     const recorded = await checkpoints(database.client, database.schema);
-    if (
-      (recorded.length > 0 || await hasRedactions(database)) && trust.keys.size === 0
-    ) {
+    if (trust.keys.size === 0 && (recorded.length > 0 || await hasRedactions(database))) {
       throw new CliError(
-        "Cannot verify the checkpoints and redactions: there is no key to trust (the stored " +
-          "signing key is missing, and neither BEACON_SIGNING_KEY nor --trust PUBLIC_KEY is given)",
+        `Cannot verify the ${recorded.length > 0 ? "checkpoints" : "redactions"}: there is no ` +
+          "key to trust (the stored signing key is missing, and neither BEACON_SIGNING_KEY nor " +
+          "--trust PUBLIC_KEY is given)",
       );
     }
     const pending = new Map<number, Expectation[]>();
