@@ -18,7 +18,6 @@ import { buildHandler } from "./src/handler.ts";
 import { Intake } from "./src/intake/accept.ts";
 import { SourceHasher } from "./src/intake/source_hash.ts";
 import { DEFAULT_DATABASE_URL } from "./src/defaults.ts";
-import { type CachedDocument, prepareDocument, prepareText } from "./src/http/cacheable.ts";
 import {
   MemoryRateLimiter,
   parseRateLimit,
@@ -26,13 +25,8 @@ import {
   type RateLimiter,
 } from "./src/limits/rate.ts";
 import { discoveryDocument } from "./src/native/discovery.ts";
+import { originDocuments } from "./src/documents.ts";
 import { SharedRateLimiter } from "./src/limits/shared_rate.ts";
-import { agentCard } from "./src/a2a/card.ts";
-import { jwks, JWKS_CONTENT_TYPE, signCard } from "./src/a2a/card_signature.ts";
-import { JWKS_PATH } from "./src/routes.ts";
-import { MARKDOWN_CONTENT_TYPE, SERVED_DOC_FILES, type ServedDoc } from "./src/native/docs.ts";
-import { SERVED_DOC_TEXTS } from "./src/native/served_docs.ts";
-import { messageJsonSchema } from "./src/message/schema.ts";
 import type { DatabaseConfig } from "./src/store/client.ts";
 import { SubmissionStore } from "./src/store/store.ts";
 import { errorResponse } from "./src/errors.ts";
@@ -264,47 +258,22 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
     return door.leave(request, startedAt, { code: "unavailable" }, errorResponse("unavailable"));
   };
   const started = new Date(now());
-  const documentCache = new Map<string, ReturnType<typeof prepareAll>>();
-  // Computed once per public origin (the cache below): the card is signed here, not per request.
-  const prepareAll = async (origin: string) => {
-    const cache = { lastModified: started, maxAgeSeconds: 300 };
-    const key = cardKey!; // documents are only asked for once the Beacon is open
-    const [discovery, card, schema, keySet, ...docs] = await Promise.all([
-      prepareDocument(
-        discoveryDocument({
-          origin,
-          maxBodyBytes,
-          rateLimit: limit,
-          statusRateLimit: status.limit,
-          receiptKey: key.publicKey,
-          receiptKeyFingerprint: key.fingerprint,
-        }),
-        cache,
-      ),
-      signCard(agentCard({ origin }), key, origin + JWKS_PATH).then((signed) =>
-        prepareDocument(signed, cache)
-      ),
-      prepareDocument(messageJsonSchema(), { ...cache, contentType: "application/schema+json" }),
-      prepareDocument(jwks(key), { ...cache, contentType: JWKS_CONTENT_TYPE }),
-      ...SERVED_DOC_FILES.map((name) =>
-        prepareText(SERVED_DOC_TEXTS[name], { ...cache, contentType: MARKDOWN_CONTENT_TYPE })
-      ),
-    ]);
-    const served = Object.fromEntries(
-      SERVED_DOC_FILES.map((name, i) => [name, docs[i]]),
-    ) as Record<ServedDoc, CachedDocument>;
-    return { discovery, card, schema, jwks: keySet, docs: served };
-  };
-  const documents = (origin: string) => {
-    let prepared = documentCache.get(origin);
-    if (prepared === undefined) {
-      // The request's Host decides the origin when no public URL is set, so bound the cache.
-      if (documentCache.size >= 16) documentCache.clear();
-      prepared = prepareAll(origin);
-      documentCache.set(origin, prepared);
-    }
-    return prepared;
-  };
+  // Prepared once; no per-Host work or cache (src/documents.ts). The card is signed only for
+  // the configured public origin.
+  const documents = originDocuments({
+    publicOrigin,
+    started,
+    key: () => cardKey!, // documents are only asked for once the Beacon is open
+    discovery: (origin, key) =>
+      discoveryDocument({
+        origin,
+        maxBodyBytes,
+        rateLimit: limit,
+        statusRateLimit: status.limit,
+        receiptKey: key.publicKey,
+        receiptKeyFingerprint: key.fingerprint,
+      }),
+  });
 
   let opening:
     | Promise<

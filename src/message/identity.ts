@@ -1,7 +1,7 @@
 /**
- * Optional Ed25519 identity of a beacon/0.1 message, checked with WebCrypto only
- * (`crypto.subtle`, Ed25519 per RFC 8032 as exposed by the Secure Curves in WebCrypto draft),
- * so the same code runs on Deno, Deno Deploy, Bun, Cloudflare Workers and Node.
+ * Optional Ed25519 identity of a beacon/0.1 message, checked by the one strict Ed25519 verifier
+ * (`src/signing/ed25519.ts`: RFC 8032 with canonical encodings, no small-order keys), so the
+ * same check runs on Deno, Deno Deploy, Bun, Cloudflare Workers and Node.
  *
  * A verified signature proves key continuity only: the message was signed by whoever holds the
  * private key of `identity.publicKey`. Cryptographic identity does not establish autonomy,
@@ -14,6 +14,7 @@
  */
 
 import { base64url, fromBase64url, hex } from "../bytes.ts";
+import { PUBLIC_KEY_BYTES, verifyEd25519 } from "../signing/ed25519.ts";
 import { canonicalMessageBytes } from "./canonical.ts";
 import type { BeaconMessage } from "./schema.ts";
 
@@ -35,9 +36,6 @@ import type { BeaconMessage } from "./schema.ts";
  * ```
  */
 export type IdentityCheck = { fingerprint: string; verified: boolean };
-
-const ED25519_PUBLIC_KEY_BYTES = 32;
-const ED25519_SIGNATURE_BYTES = 64;
 
 /**
  * The fingerprint of a raw Ed25519 public key: `"sha256:"` and the lowercase hex SHA-256 of
@@ -62,10 +60,12 @@ export async function keyFingerprint(rawPublicKey: Uint8Array<ArrayBuffer>): Pro
  * Checks the optional identity of a validated message: computes the key fingerprint and
  * verifies the Ed25519 signature over the canonical bytes (`canonical.ts`).
  *
- * Never throws for anything a submitter controls: a key that WebCrypto refuses (not a curve
- * point, say), a signature of the wrong size or one that does not match all give
- * `verified: false`. Verification follows the runtime's WebCrypto Ed25519, which implements
- * RFC 8032 verification.
+ * Never throws for anything a submitter controls: a key that is not a canonical curve point or
+ * is of small order (the neutral point `01 00…00` "verifies" every message under WebCrypto
+ * alone), a non-canonical signature (S ≥ L), one of the wrong size or one that does not match
+ * all give `verified: false`, and the message is still accepted and stored (principle: a bad
+ * signature never makes a message invalid). Verification is the strict RFC 8032 §5.1.7 of
+ * `verifyEd25519` (`src/signing/ed25519.ts`), the same as for receipts and checkpoints.
  *
  * @param message A message that passed `checkMessage`.
  * @returns `undefined` when the message has no `identity`, otherwise the fingerprint and
@@ -85,34 +85,21 @@ export async function checkIdentity(message: BeaconMessage): Promise<IdentityChe
   const identity = message.identity;
   if (identity === undefined) return undefined;
   const rawKey = fromBase64url(identity.publicKey);
-  if (rawKey === undefined || rawKey.length !== ED25519_PUBLIC_KEY_BYTES) {
+  if (rawKey === undefined || rawKey.length !== PUBLIC_KEY_BYTES) {
     return { fingerprint: "", verified: false };
   }
   const fingerprint = await keyFingerprint(rawKey);
   const signature = fromBase64url(identity.signature);
-  if (
-    identity.algorithm !== "Ed25519" || signature === undefined ||
-    signature.length !== ED25519_SIGNATURE_BYTES
-  ) {
+  if (identity.algorithm !== "Ed25519" || signature === undefined) {
     return { fingerprint, verified: false };
   }
+  let bytes: Uint8Array<ArrayBuffer>;
   try {
-    const key = await crypto.subtle.importKey("raw", rawKey, { name: "Ed25519" }, false, [
-      "verify",
-    ]);
-    const verified = await crypto.subtle.verify(
-      "Ed25519",
-      key,
-      signature,
-      canonicalMessageBytes(message),
-    );
-    return { fingerprint, verified };
+    bytes = canonicalMessageBytes(message);
   } catch {
-    // importKey rejects some byte strings that are not curve points; verify may reject
-    // malformed input instead of returning false, depending on the runtime. Both mean the
-    // same thing here: this signature is not a valid one by this key.
-    return { fingerprint, verified: false };
+    return { fingerprint, verified: false }; // no canonical form (an unpaired surrogate): unsigned
   }
+  return { fingerprint, verified: await verifyEd25519(rawKey, bytes, signature) };
 }
 
 /**

@@ -25,6 +25,8 @@ export interface Schema {
   readonly checkpoints: boolean;
   /** `redactions` exists, and review events have `supersedes` (migration 5). */
   readonly redactions: boolean;
+  /** Redaction records carry `signature` and `public_key` (migration 8). */
+  readonly signedRedactions: boolean;
 }
 
 /** An open database. */
@@ -88,6 +90,9 @@ async function readSchema(client: Client): Promise<Schema & { submissions: boole
     events: rows.includes("review_events"),
     checkpoints: rows.includes("checkpoints"),
     redactions: rows.includes("redactions"),
+    signedRedactions: rows.includes("redactions") && (await client.execute(
+          "SELECT 1 FROM pragma_table_info('redactions') WHERE name = 'signature'",
+        )).rows.length > 0,
   };
 }
 
@@ -139,7 +144,7 @@ export async function openForAppending(
     await migrate(client, now);
     return {
       client,
-      schema: { events: true, checkpoints: true, redactions: true },
+      schema: { events: true, checkpoints: true, redactions: true, signedRedactions: true },
       appending: true,
       close: () => Promise.resolve(client.close()),
     };

@@ -122,6 +122,10 @@ export interface Redaction {
   readonly by: string;
   /** The reason given (a legal duty, an order's reference). */
   readonly reason: string;
+  /** The Ed25519 signature of the record (src/signing/redaction.ts), null when unsigned. */
+  readonly signature: string | null;
+  /** The public key it claims to be signed by, null when unsigned. */
+  readonly publicKey: string | null;
 }
 
 /**
@@ -139,9 +143,13 @@ export function statusExpression(schema: Schema): string {
 }
 
 function rowColumns(schema: Schema): string {
-  const redaction = schema.redactions
-    ? "d.created_at AS redacted_at, d.redacted_by, d.reason AS redaction_reason"
-    : "NULL AS redacted_at, NULL AS redacted_by, NULL AS redaction_reason";
+  const redaction =
+    (schema.redactions
+      ? "d.created_at AS redacted_at, d.redacted_by, d.reason AS redaction_reason, "
+      : "NULL AS redacted_at, NULL AS redacted_by, NULL AS redaction_reason, ") +
+    (schema.signedRedactions
+      ? "d.signature AS redaction_signature, d.public_key AS redaction_key"
+      : "NULL AS redaction_signature, NULL AS redaction_key");
   return "s.seq, s.id, s.context_id, s.received_at, s.surface, s.kind, " +
     "s.content_type, s.content, s.size, s.digest, s.source_hash, s.identity_fingerprint, " +
     `s.identity_verified, s.idempotency_key, ${statusExpression(schema)} AS status, ${redaction}`;
@@ -246,6 +254,8 @@ function toRow(row: Record<string, unknown>): SubmissionRow {
       createdAt: String(row.redacted_at),
       by: String(row.redacted_by),
       reason: String(row.redaction_reason),
+      signature: nullableString(row.redaction_signature),
+      publicKey: nullableString(row.redaction_key),
     },
   };
 }

@@ -7,7 +7,10 @@
  *    the byte count, and `seq` must have no gaps (SQLite gives a new row the largest rowid plus
  *    one, so a gap means rows were deleted). A redacted row (a redaction record, and zero
  *    content bytes: the one change the database allows) is reported as redacted, not as a
- *    problem: its digest and size stay those of what was received.
+ *    problem: its digest and size stay those of what was received. Its record must be signed by
+ *    a trusted key over the row's id and digest, and dated at or after the row's receipt time;
+ *    an unsigned, forged or backdated record is a problem, and so is emptied content without a
+ *    record (its digest no longer matches).
  * 2. The Merkle tree of RFC 6962 §2.1 is rebuilt over the rows' leaf data (merkle.ts), and at
  *    every recorded checkpoint's `tree_size` the root over that prefix must equal the recorded
  *    `root_hash`. A checkpoint must also carry a valid Ed25519 signature (signing/checkpoint.ts)
@@ -27,6 +30,7 @@
  */
 import { fromBase64url, hex, sha256Digest } from "../bytes.ts";
 import { signCheckpoint, verifyCheckpoint } from "../signing/checkpoint.ts";
+import { verifyRedaction } from "../signing/redaction.ts";
 import {
   parseSigningKey,
   SIGNING_KEY_SECRET,
@@ -44,7 +48,7 @@ import { CliError, type Context } from "./io.ts";
 import { leafHash, MerkleAccumulator, submissionLeafData } from "../signing/merkle.ts";
 import { type OptionValues, widthFrom } from "./options.ts";
 import { type CheckpointRow, checkpoints } from "./events.ts";
-import { submissionPages } from "./queries.ts";
+import { type Redaction, submissionPages, type SubmissionRow } from "./queries.ts";
 import { Findings, safeBlock, safeText } from "./render.ts";
 
 /** The options of `verify`. */
@@ -124,6 +128,45 @@ async function trustedKeys(
   return { keys: new Set(), source: "none" };
 }
 
+async function hasRedactions(database: ReviewDatabase): Promise<boolean> {
+  if (!database.schema.redactions) return false;
+  return (await database.client.execute("SELECT 1 FROM redactions LIMIT 1")).rows.length > 0;
+}
+
+/**
+ * What is wrong with a row's redaction record, or undefined when it holds: it is signed
+ * (src/signing/redaction.ts) by a trusted key over this row's id and digest and its own time,
+ * reason and operator, and that time is not before the row was received. A database writer
+ * without the key can neither make such a record nor backdate one.
+ */
+async function redactionFlaw(
+  row: SubmissionRow,
+  redaction: Redaction,
+  trusted: ReadonlySet<string>,
+): Promise<string | undefined> {
+  if (redaction.signature === null || redaction.publicKey === null) {
+    return "is not signed (only the holder of the signing key may redact)";
+  }
+  const fields = {
+    id: row.id,
+    digest: row.digest,
+    reason: redaction.reason,
+    by: redaction.by,
+    createdAt: redaction.createdAt,
+  };
+  if (!await verifyRedaction(redaction.publicKey, fields, redaction.signature)) {
+    return "has a signature that does not verify (forged or altered)";
+  }
+  if (!trusted.has(redaction.publicKey)) {
+    return `is signed by ${safeText(redaction.publicKey)}, not a trusted key`;
+  }
+  if (!(Date.parse(redaction.createdAt) >= Date.parse(row.receivedAt))) {
+    return `is dated ${safeText(redaction.createdAt)}, before the submission was received ` +
+      `(${safeText(row.receivedAt)})`;
+  }
+  return undefined;
+}
+
 function describe(checkpoint: CheckpointRow): string {
   return `checkpoint ${checkpoint.seq} (tree size ${checkpoint.treeSize}, ` +
     `${safeText(checkpoint.createdAt)})`;
@@ -161,10 +204,11 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
 
     // Checkpoints: signatures first, then roots as the tree grows past each size.
     const recorded = await checkpoints(database.client, database.schema);
-    if (recorded.length > 0 && trust.keys.size === 0) {
+    if (trust.keys.size === 0 && (recorded.length > 0 || await hasRedactions(database))) {
       throw new CliError(
-        "Cannot verify the checkpoints: there is no key to trust (the stored signing key is " +
-          "missing, and neither BEACON_SIGNING_KEY nor --trust PUBLIC_KEY is given)",
+        `Cannot verify the ${recorded.length > 0 ? "checkpoints" : "redactions"}: there is no ` +
+          "key to trust (the stored signing key is missing, and neither BEACON_SIGNING_KEY nor " +
+          "--trust PUBLIC_KEY is given)",
       );
     }
     const pending = new Map<number, Expectation[]>();
@@ -225,6 +269,10 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
           );
         }
         expected = row.seq + 1;
+        if (row.redaction !== null) {
+          const flaw = await redactionFlaw(row, row.redaction, trust.keys);
+          if (flaw !== undefined) await problem(`${where}: redaction record ${flaw}`);
+        }
         if (row.redaction !== null && row.content.length === 0) {
           redacted.push(
             `${where}: content redacted ${safeText(row.redaction.createdAt)} by ` +

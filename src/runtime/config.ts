@@ -191,14 +191,17 @@ export function configFromEnvironment(read: (name: string) => string | undefined
 /**
  * The warning a server prints at start when `BEACON_PUBLIC_URL` is unset and it listens on a
  * non-loopback address: the origin in documents and receipts then comes from each request's
- * (validated) `Host` header, which a client chooses. Undefined when there is nothing to warn of.
+ * (validated) `Host` header, which a client chooses, and the agent card is served unsigned
+ * (src/documents.ts: a card is signed only for the configured origin). Undefined when there is
+ * nothing to warn of: on loopback (development) the unsigned card is expected.
  */
 export function publicUrlWarning(config: ServerConfig): string | undefined {
   if (config.options.publicUrl !== undefined) return undefined;
   const host = config.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
   if (host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host)) return undefined;
   return "BEACON_PUBLIC_URL is unset on a non-loopback address: documents and receipts name the " +
-    "origin from each request's Host header; set BEACON_PUBLIC_URL to the public origin";
+    "origin from each request's Host header, and the agent card is served unsigned; set " +
+    "BEACON_PUBLIC_URL to the public origin";
 }
 
 /**

@@ -52,3 +52,10 @@ export {
   signCheckpoint,
   verifyCheckpoint,
 } from "./checkpoint.ts";
+export {
+  canonicalRedactionBytes,
+  REDACTION_CONTEXT,
+  type RedactionFields,
+  signRedaction,
+  verifyRedaction,
+} from "./redaction.ts";

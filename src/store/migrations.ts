@@ -192,6 +192,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT`,
     ],
   },
+  {
+    version: 8,
+    name: "signed redaction records",
+    // Issue 19: a redaction record is signed by the holder of the Beacon's key
+    // (src/signing/redaction.ts), so a database writer cannot invent or backdate one and keep
+    // `review verify` green. Records made before this migration have no signature; verify
+    // reports them. The columns are nullable for them only: the review tool never writes one
+    // without a signature.
+    statements: [
+      "ALTER TABLE redactions ADD COLUMN signature TEXT",
+      "ALTER TABLE redactions ADD COLUMN public_key TEXT",
+    ],
+  },
 ];
 
 /** Applies every migration not yet recorded. Safe to call at every start. */

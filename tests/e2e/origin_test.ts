@@ -143,7 +143,9 @@ Deno.test("an invalid Host is refused 400 invalid_host, hardened, logged once, n
 Deno.test("the server warns at start without BEACON_PUBLIC_URL on a non-loopback address only", async () => {
   const config = (env: Record<string, string>) => configFromEnvironment((name) => env[name]);
   for (const hostname of ["0.0.0.0", "::", "192.0.2.1", "2001:db8::1", "[::]"]) {
-    assertMatch(publicUrlWarning(config({ BEACON_HOSTNAME: hostname })) ?? "", /BEACON_PUBLIC_URL/);
+    const warning = publicUrlWarning(config({ BEACON_HOSTNAME: hostname })) ?? "";
+    assertMatch(warning, /BEACON_PUBLIC_URL/);
+    assertMatch(warning, /the agent card is served unsigned/);
   }
   for (const hostname of ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"]) {
     assertEquals(publicUrlWarning(config({ BEACON_HOSTNAME: hostname })), undefined, hostname);
@@ -249,4 +251,63 @@ Deno.test("validHost() follows the RFC 3986 host and RFC 9110 port grammar, boun
   for (const input of invalid) {
     assertEquals(validHost(input, "http"), undefined, input.slice(0, 30));
   }
+});
+
+Deno.test("a foreign Host never gets a signed card naming it (issue 19, item 4; real server)", async (t) => {
+  await t.step("without BEACON_PUBLIC_URL: the card names the Host and is unsigned", async () => {
+    const server = await startServer();
+    try {
+      const etags = new Set<string>();
+      for (const host of ["evil.example", "evil.example:8080", "127.0.0.1", "good.example"]) {
+        const answer = await rawExchange(server.url, [request(`GET ${CARD}`, [`Host: ${host}`])]);
+        assertEquals(answer.status, 200, host);
+        const card = JSON.parse(answer.body);
+        assertEquals(card.signatures, undefined, `${host}: no signature`);
+        assertEquals(card.supportedInterfaces[0].url, `http://${host}/a2a/v1`);
+        const etag = header(answer.head, "etag") ?? "";
+        assertMatch(etag, /^"[0-9a-f]{32}"$/);
+        etags.add(etag);
+        // The same Host gets the same validator, and a 304 for it.
+        const again = await rawExchange(server.url, [
+          request(`GET ${CARD}`, [`Host: ${host}`, `If-None-Match: ${etag}`]),
+        ]);
+        assertEquals(again.status, 304, host);
+        const discovery = await rawExchange(server.url, [
+          request(`GET ${DISCOVERY}`, [`Host: ${host}`]),
+        ]);
+        assert(discovery.body.includes(`"http://${host}/beacon/0.1/submissions"`));
+      }
+      assertEquals(etags.size, 4, "each origin's card has its own ETag");
+    } finally {
+      await server.stop();
+    }
+  });
+
+  await t.step(
+    "with BEACON_PUBLIC_URL: every Host gets the signed card of that origin",
+    async () => {
+      const server = await startServer({
+        env: { BEACON_PUBLIC_URL: "https://beacon.example.com" },
+      });
+      try {
+        const bodies = new Set<string>();
+        for (const host of ["evil.example", "beacon.example.com", "127.0.0.1"]) {
+          const answer = await rawExchange(server.url, [request(`GET ${CARD}`, [`Host: ${host}`])]);
+          assertEquals(answer.status, 200, host);
+          assert(!answer.body.includes("evil"), host);
+          const card = JSON.parse(answer.body);
+          assertEquals(card.supportedInterfaces[0].url, "https://beacon.example.com/a2a/v1");
+          assertEquals(card.signatures.length, 1);
+          const protectedHeader = JSON.parse(
+            atob(card.signatures[0].protected.replaceAll("-", "+").replaceAll("_", "/")),
+          );
+          assertEquals(protectedHeader.jku, "https://beacon.example.com/.well-known/jwks.json");
+          bodies.add(answer.body);
+        }
+        assertEquals(bodies.size, 1, "one card, whatever the Host");
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 });

@@ -3,6 +3,7 @@ import { checkIdentity, keyFingerprint, signMessage } from "../../src/message/id
 import { base64url, fromBase64url } from "../../src/bytes.ts";
 import { type BeaconMessage, checkMessage } from "../../src/message/schema.ts";
 import { exampleMessages } from "../../src/message/examples.ts";
+import { SMALL_ORDER_POINTS, zeroSignature } from "../support/small_order.ts";
 
 // RFC 8032 §7.1 TEST 1: a published test key pair, so its private half is public knowledge.
 const TEST1_SECRET = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
@@ -201,5 +202,19 @@ Deno.test("checkIdentity: input that bypassed checkMessage never throws", async 
   for (const [message, fingerprint] of cases) {
     const result = await checkIdentity(message);
     assertEquals(result, { fingerprint: fingerprint ?? goodFingerprint, verified: false });
+  }
+});
+
+Deno.test("checkIdentity: each of the 8 small-order keys gives verified false", async () => {
+  for (const point of SMALL_ORDER_POINTS) {
+    const base = unsigned();
+    const identity = {
+      algorithm: "Ed25519" as const,
+      publicKey: base64url(fromHex(point.hex)),
+      signature: base64url(zeroSignature(SMALL_ORDER_POINTS[0].hex)),
+    };
+    const result = await checkIdentity({ ...base, identity });
+    assertStrictEquals(result?.verified, false, point.hex);
+    assertStrictEquals(result?.fingerprint, await keyFingerprint(fromHex(point.hex)));
   }
 });

@@ -28,51 +28,75 @@ Deno.test("the console needs its token, a same-origin Origin and a page's CSRF t
   const id = String((await submitted.json()).receipt.id);
   const console = await startConsole(served.databaseUrl);
   try {
-    // Without the token: 401 and nothing shown, on every route.
-    for (const path of ["/", "/static/console.js", "/api/queue", `/api/item?id=${id}`, "/x"]) {
-      const response = await fetch(console.origin + path);
-      assertStrictEquals(response.status, 401, path);
-      assertHardened(response, path);
-      assertStrictEquals(await response.text(), "unauthorized");
+    const auth = { authorization: `Bearer ${console.token}` };
+    // Without the token: 401 and nothing shown, on every API route.
+    for (const path of ["/api/queue", `/api/item?id=${id}`, "/api/integrity"]) {
+      for (
+        const headers of <Record<string, string>[]> [{}, {
+          authorization: `Bearer ${"A".repeat(43)}`,
+        }]
+      ) {
+        const response = await fetch(console.origin + path, { headers });
+        assertStrictEquals(response.status, 401, path);
+        assertHardened(response, path);
+        assertStrictEquals(await response.text(), "unauthorized");
+      }
     }
-    const wrong = await fetch(`${console.origin}/?token=${"A".repeat(43)}`, { redirect: "manual" });
-    assertStrictEquals(wrong.status, 401);
-    await wrong.body?.cancel();
-    // A foreign Host (DNS rebinding) is refused even with the token.
+    // The old link form (token in the query, so in logs and history) is refused.
+    const query = await fetch(`${console.origin}/?token=${console.token}`, { redirect: "manual" });
+    assertStrictEquals(query.status, 400);
+    await query.body?.cancel();
+    // A foreign Host (DNS rebinding) is refused, on every route.
     const rebound = await rawExchange(console.origin, [
-      `GET /?token=${console.token} HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\r\n`,
+      `GET /api/queue HTTP/1.1\r\nHost: attacker.example\r\nAuthorization: Bearer ${console.token}` +
+      `\r\nConnection: close\r\n\r\n`,
     ]);
     assertStrictEquals(rebound.status, 401);
 
-    // The token becomes an HttpOnly, SameSite=Strict cookie, and leaves the address bar.
-    const entry = await fetch(console.url, { redirect: "manual" });
-    assertStrictEquals(entry.status, 303);
-    assertStrictEquals(entry.headers.get("location"), "/");
-    const setCookie = entry.headers.get("set-cookie") ?? "";
-    assertMatch(setCookie, /HttpOnly; SameSite=Strict; Path=\//);
-    await entry.body?.cancel();
-    const cookie = setCookie.split(";")[0];
-    const page = await fetch(`${console.origin}/`, { headers: { cookie } });
+    // The printed URL carries the token in the fragment, which is never sent to a server.
+    assertStrictEquals(new URL(console.url).hash, `#token=${console.token}`);
+    // The page shell holds no data and needs no token; no answer ever sets a cookie.
+    const page = await fetch(`${console.origin}/`);
     assertStrictEquals(page.status, 200);
     assertHardened(page, "page");
+    assertStrictEquals(page.headers.get("set-cookie"), null);
     const html = await page.text();
     assert(!html.includes(console.token), "the page never holds the access token");
     const csrf = /<meta name="csrf-token" content="([A-Za-z0-9_-]{43})">/.exec(html)![1];
     assertMatch(html, /<script type="module" src="\/static\/console\.js"><\/script>/);
     assert(!/<script>|\sstyle=|\son\w+=/.test(html), "no inline script, style or handler");
     for (const file of ["console.js", "console.css"]) {
-      const response = await fetch(`${console.origin}/static/${file}`, { headers: { cookie } });
+      const response = await fetch(`${console.origin}/static/${file}`);
       assertStrictEquals(response.status, 200);
       assertHardened(response, file);
       const source = await response.text();
       assert(!source.includes("innerHTML"), `${file} never uses innerHTML`);
+      assert(!source.includes("document.cookie"), `${file} never uses cookies`);
     }
+    const queue = await fetch(`${console.origin}/api/queue`, { headers: auth });
+    assertStrictEquals(queue.status, 200);
+    assertStrictEquals(queue.headers.get("set-cookie"), null);
+    await queue.body?.cancel();
+    // NUL and other control characters in a search or filter: a clear 400, never a 500.
+    for (const q of ["a\u0000b", "\u0000", "tab\there", "\u001b[31m", "\u0085"]) {
+      const response = await fetch(
+        `${console.origin}/api/queue?q=${encodeURIComponent(q)}`,
+        { headers: auth },
+      );
+      assertStrictEquals(response.status, 400, JSON.stringify(q));
+      assertEquals(await response.json(), { error: "q must not hold control characters" });
+    }
+    const literal = await fetch(`${console.origin}/api/queue?q=${encodeURIComponent('"<b>')}`, {
+      headers: auth,
+    });
+    assertStrictEquals(literal.status, 200);
+    await literal.body?.cancel();
 
     // A state change needs the Origin, a served page's CSRF token and JSON.
     const post = (headers: Record<string, string>, body: unknown = { id, status: "reviewed" }) =>
       fetch(`${console.origin}/api/event`, {
         method: "POST",
-        headers: { cookie, "content-type": "application/json", ...headers },
+        headers: { ...auth, "content-type": "application/json", ...headers },
         body: JSON.stringify(body),
       });
     for (
@@ -87,6 +111,14 @@ Deno.test("the console needs its token, a same-origin Origin and a page's CSRF t
       assertStrictEquals(response.status, 403, JSON.stringify(headers));
       await response.body?.cancel();
     }
+    // Origin and CSRF token without the access token: 401.
+    const unauthorised = await fetch(`${console.origin}/api/event`, {
+      method: "POST",
+      headers: { origin: console.origin, "x-csrf-token": csrf, "content-type": "application/json" },
+      body: JSON.stringify({ id, status: "reviewed" }),
+    });
+    assertStrictEquals(unauthorised.status, 401);
+    await unauthorised.body?.cancel();
     const plain = await post({
       origin: console.origin,
       "x-csrf-token": csrf,

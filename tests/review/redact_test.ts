@@ -1,6 +1,6 @@
 /**
- * Accountable redaction through the real server and the real CLI: `review redact` appends a
- * redaction record and removes only the content; the database refuses every other change;
+ * Accountable redaction through the real server and the real CLI: `review redact`, only with
+ * the signing key, appends a signed redaction record and removes only the content; the database refuses every other change;
  * `verify` still passes and lists the item; the receipt still verifies; the server's answers
  * about the id do not change.
  */
@@ -65,18 +65,31 @@ Deno.test("redact removes only the content, with a record; verify and the receip
     // Refused without a reason or without a name; nothing changes.
     for (
       const [args, env] of [
-        [["redact", id], { BEACON_REVIEWER: "ops" }],
-        [["redact", id, "--reason", "court order 123"], {}],
+        [["redact", id], { BEACON_REVIEWER: "ops", ...SIGNED }],
+        [["redact", id, "--reason", "court order 123"], SIGNED],
       ] as const
     ) {
       const run = await review(served.databaseUrl, [...args], env);
       assertStrictEquals(run.code, 2, run.stderr);
     }
+    // Refused without the signing key, in one line; nothing changes.
+    const unkeyed = await review(served.databaseUrl, [
+      "redact",
+      id,
+      "--reason",
+      "court order 123",
+      "--reviewer",
+      "ops",
+    ]);
+    assertStrictEquals(unkeyed.code, 1);
+    assertEquals(unkeyed.stderr.trim().split("\n").length, 1, unkeyed.stderr);
+    assertMatch(unkeyed.stderr, /BEACON_SIGNING_KEY is not set/);
     assertEquals(await row(), original);
 
     const redacted = await review(
       served.databaseUrl,
       ["redact", id.slice(0, 12), "--reason", "court order 123 \u202E", "--reviewer", "ops"],
+      SIGNED,
     );
     assertStrictEquals(redacted.code, 0, redacted.stderr);
     assertRunInert(redacted);
@@ -92,6 +105,7 @@ Deno.test("redact removes only the content, with a record; verify and the receip
     ]);
     const again = await review(served.databaseUrl, ["redact", id, "--reason", "x"], {
       BEACON_REVIEWER: "ops",
+      ...SIGNED,
     });
     assertStrictEquals(again.code, 1);
     assertMatch(again.stderr, /already redacted/);

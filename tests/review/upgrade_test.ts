@@ -3,10 +3,33 @@
  * every event keeps its `seq` and values, the table stays append-only, and the new statuses,
  * notes and redaction rules apply.
  */
-import { createClient } from "@libsql/client";
+import { type Client, createClient } from "@libsql/client";
 import { migrate, MIGRATIONS } from "../../src/store/migrations.ts";
-import { assertEquals, assertRejects } from "../support/assert.ts";
-import { tempDatabase } from "../support/review.ts";
+import { assertEquals, assertMatch, assertRejects, assertStrictEquals } from "../support/assert.ts";
+import { review, tempDatabase } from "../support/review.ts";
+import {
+  encodeSeed,
+  generateSeed,
+  parseSigningKey,
+  signingKeyFromSeed,
+} from "../../src/signing/key.ts";
+
+/** Brings an empty database to `version`, the way the Beacon of that version left it. */
+async function migrateTo(client: Client, version: number): Promise<void> {
+  await client.execute(
+    "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, " +
+      "applied_at TEXT NOT NULL) STRICT",
+  );
+  for (const migration of MIGRATIONS.filter((migration) => migration.version <= version)) {
+    await client.batch([
+      ...migration.statements,
+      {
+        sql: "INSERT INTO schema_migrations VALUES (?, ?, 'x')",
+        args: [migration.version, migration.name],
+      },
+    ], "write");
+  }
+}
 
 Deno.test("migration 5 keeps every earlier review event and the append-only rules", async () => {
   const database = await tempDatabase();
@@ -14,19 +37,7 @@ Deno.test("migration 5 keeps every earlier review event and the append-only rule
   try {
     await client.execute("PRAGMA foreign_keys = ON");
     // The database as versions 1 to 4 left it, with a submission and two events.
-    await client.execute(
-      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, " +
-        "applied_at TEXT NOT NULL) STRICT",
-    );
-    for (const migration of MIGRATIONS.filter((migration) => migration.version <= 4)) {
-      await client.batch([
-        ...migration.statements,
-        {
-          sql: "INSERT INTO schema_migrations VALUES (?, ?, 'x')",
-          args: [migration.version, migration.name],
-        },
-      ], "write");
-    }
+    await migrateTo(client, 4);
     await client.execute(
       "INSERT INTO submissions (id, context_id, received_at, surface, kind, content_type, " +
         "content, size, digest, source_hash) VALUES ('s1', 'c', 't', 'native', 'unstructured', " +
@@ -82,5 +93,51 @@ Deno.test("migration 5 keeps every earlier review event and the append-only rule
     );
   } finally {
     client.close();
+  }
+});
+
+Deno.test("migration 8 keeps earlier redaction records, unsigned, and verify reports them", async () => {
+  const database = await tempDatabase();
+  const client = createClient({ url: database.url, intMode: "number" });
+  try {
+    // A store as versions 1 to 5 left it, with a redaction made before records were signed.
+    await migrateTo(client, 5);
+    await client.execute(
+      "INSERT INTO submissions (id, context_id, received_at, surface, kind, content_type, " +
+        "content, size, digest, source_hash) VALUES ('s1', 'c', '2026-01-01T00:00:00.000Z', " +
+        "'native', 'unstructured', 'text/plain', X'6869', 2, 'sha256:x', 'h')",
+    );
+    await client.execute(
+      "INSERT INTO redactions (submission_id, reason, redacted_by, created_at) " +
+        "VALUES ('s1', 'order 1', 'ops', '2026-01-02T00:00:00.000Z')",
+    );
+    await client.execute("UPDATE submissions SET content = X'' WHERE id = 's1'");
+    // Read-only: the old schema is read as it is (no signature columns yet).
+    const key = encodeSeed(generateSeed());
+    const trust = (await signingKeyFromSeed(parseSigningKey(key))).publicKey;
+    const before = await review(database, ["verify", "--no-checkpoint", "--trust", trust]);
+    assertMatch(before.stdout, /^PROBLEM: row 1 \(receipt s1\): redaction record is not signed/m);
+    await migrate(client);
+    const records = (await client.execute(
+      "SELECT submission_id, reason, redacted_by, created_at, signature, public_key FROM redactions",
+    )).rows.map((row) => ({ ...row }));
+    assertEquals(records, [{
+      submission_id: "s1",
+      reason: "order 1",
+      redacted_by: "ops",
+      created_at: "2026-01-02T00:00:00.000Z",
+      signature: null,
+      public_key: null,
+    }]);
+    await assertRejects(
+      () => client.execute("UPDATE redactions SET signature = 'x'"),
+      /append-only/,
+    );
+    const after = await review(database, ["verify", "--no-checkpoint", "--trust", trust]);
+    assertStrictEquals(after.code, 1);
+    assertMatch(after.stdout, /^PROBLEM: row 1 \(receipt s1\): redaction record is not signed/m);
+  } finally {
+    client.close();
+    await Deno.remove(database.directory, { recursive: true });
   }
 });

@@ -87,7 +87,7 @@ export function message(fields: Record<string, unknown>, from?: string): Sample 
  * `seq` follows the array, and returns the receipts.
  */
 export async function fill(
-  database: TempDatabase,
+  database: Pick<TempDatabase, "url">,
   samples: readonly Sample[],
   options: { now?: () => number; signingKey?: string } = {},
 ): Promise<Record<string, unknown>[]> {
@@ -243,7 +243,7 @@ export async function startConsole(
     printed += value;
   }
   reader.releaseLock();
-  const match = /(http:\/\/127\.0\.0\.1:\d+)\/\?token=([A-Za-z0-9_-]{43})/.exec(printed);
+  const match = /(http:\/\/127\.0\.0\.1:\d+)\/#token=([A-Za-z0-9_-]{43})/.exec(printed);
   if (match === null) {
     child.kill("SIGTERM");
     await child.status;

@@ -91,6 +91,12 @@ function parameter(params: URLSearchParams, name: string): string | undefined {
   if (value.length > 200 || !value.isWellFormed()) {
     throw new RequestError(400, `${name} must be 1 to 200 characters`);
   }
+  // A NUL ends an FTS5 query string early and makes SQLite fail, and no reviewer means to
+  // search for a control character: refuse C0, DEL and C1 plainly instead of a 500.
+  // deno-lint-ignore no-control-regex -- finding control characters is the point
+  if (/[\u0000-\u001F\u007F-\u009F]/.test(value)) {
+    throw new RequestError(400, `${name} must not hold control characters`);
+  }
   return value;
 }
 

@@ -6,10 +6,15 @@
  *
  * 1. `Host` must be exactly the address the console listens on, so a DNS-rebinding page on
  *    another name cannot reach it.
- * 2. A random access token, printed once with the URL to open (as Jupyter does): `GET /?token=T`
- *    sets it as an `HttpOnly`, `SameSite=Strict` cookie and redirects to `/`, so the token
- *    leaves the address bar and history. Without it every route answers 401 and shows nothing.
- *    The token is compared in constant time and never logged.
+ * 2. A random access token, printed once with the URL to open (as Jupyter does), in the URL's
+ *    fragment: `http://127.0.0.1:PORT/#token=T`. A browser never sends the fragment to any
+ *    server (RFC 3986 §3.5), so the token is in no request line, log or `Referer`. The page
+ *    script moves it to `sessionStorage` (bound to this origin, port included: RFC 6454),
+ *    clears the fragment, and sends it as `Authorization: Bearer T` on every API call. No
+ *    cookie is ever set: cookies are not bound to a port (RFC 6265 §8.5), so a cookie for
+ *    127.0.0.1 would go to every other server on 127.0.0.1 as well. The page shell and its two
+ *    static files hold no data and are served without the token; every `/api/` route answers
+ *    401 without it. The token is compared in constant time and never logged.
  * 3. State-changing requests (`POST`) also need an `Origin` that is the console's own and the
  *    CSRF token of a page the console served (in the page's `<meta name="csrf-token">`, sent
  *    back as `X-CSRF-Token`), and a JSON body.
@@ -177,28 +182,21 @@ function page(csrf: string): string {
  */
 export function consoleHandler(options: ConsoleOptions): (request: Request) => Promise<Response> {
   const origin = `http://${options.authority}`;
-  const cookie = `beacon_console_${options.authority.replace(/[^0-9A-Za-z]/g, "_")}`;
   const pages: string[] = [];
   const authorised = (request: Request) => {
-    for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-      const [name, ...value] = part.trim().split("=");
-      if (name === cookie && sameText(value.join("="), options.token)) return true;
-    }
-    return false;
+    const match = /^Bearer ([A-Za-z0-9_-]{1,64})$/.exec(request.headers.get("authorization") ?? "");
+    return match !== null && sameText(match[1], options.token);
   };
   const route = async (request: Request): Promise<Response> => {
     if (request.headers.get("host") !== options.authority) return text(401, "unauthorized");
     const url = new URL(request.url);
-    if (request.method === "GET" && url.pathname === "/" && url.searchParams.has("token")) {
-      if (!sameText(url.searchParams.get("token") ?? "", options.token)) {
-        return text(401, "unauthorized");
-      }
-      return text(303, "", {
-        location: "/",
-        "set-cookie": `${cookie}=${options.token}; HttpOnly; SameSite=Strict; Path=/`,
-      });
+    if (url.searchParams.has("token")) {
+      // The old form of the link: the token would be in the request line and the history.
+      return text(
+        400,
+        "the token goes in the fragment: open the URL review serve printed (#token=)",
+      );
     }
-    if (!authorised(request)) return text(401, "unauthorized");
     if (request.method === "GET") {
       if (url.pathname === "/") {
         const csrf = randomToken();
@@ -219,11 +217,13 @@ export function consoleHandler(options: ConsoleOptions): (request: Request) => P
         });
       }
       if (url.pathname.startsWith("/api/")) {
+        if (!authorised(request)) return text(401, "unauthorized");
         return json(200, await options.api.get(url.pathname, url.searchParams));
       }
       return text(404, "not found");
     }
     if (request.method === "POST" && url.pathname.startsWith("/api/")) {
+      if (!authorised(request)) return text(401, "unauthorized");
       const csrf = request.headers.get("x-csrf-token") ?? "";
       if (
         request.headers.get("origin") !== origin ||

@@ -120,7 +120,7 @@ export async function serveCommand(context: Context, values: OptionValues): Prom
     handler = consoleHandler({ authority, token, api, files });
     const stop = () => stopped.abort();
     for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(signal, stop);
-    await context.stdout.line(`Beacon review console: http://${authority}/?token=${token}`);
+    await context.stdout.line(`Beacon review console: http://${authority}/#token=${token}`);
     await server.finished;
     for (const signal of ["SIGINT", "SIGTERM"] as const) Deno.removeSignalListener(signal, stop);
     return 0;

@@ -5,6 +5,18 @@
 // Requests go to the console's own origin only (CSP connect-src 'self').
 
 const csrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
+
+// The access token arrives in the URL fragment, which no browser sends to a server. It is kept
+// in sessionStorage (this origin and port only, this tab only), the fragment is cleared, and it
+// goes out only as a request header to this origin. Never in a cookie: cookies are not bound to
+// a port, so any other server on 127.0.0.1 would receive them.
+const TOKEN_KEY = "beacon-console-token";
+const fromFragment = new URLSearchParams(location.hash.slice(1)).get("token");
+if (fromFragment !== null) {
+  sessionStorage.setItem(TOKEN_KEY, fromFragment);
+  history.replaceState(null, "", location.pathname);
+}
+const accessToken = sessionStorage.getItem(TOKEN_KEY) ?? "";
 const queueList = document.getElementById("queue");
 const itemView = document.getElementById("item");
 const statusBar = document.getElementById("status");
@@ -61,12 +73,18 @@ function say(text) {
 async function api(path, body) {
   const response = await fetch(
     path,
-    body === undefined ? { credentials: "same-origin" } : {
-      method: "POST",
-      credentials: "same-origin",
-      headers: { "content-type": "application/json", "x-csrf-token": csrf },
-      body: JSON.stringify(body),
-    },
+    body === undefined
+      ? { credentials: "omit", headers: { authorization: `Bearer ${accessToken}` } }
+      : {
+        method: "POST",
+        credentials: "omit",
+        headers: {
+          authorization: `Bearer ${accessToken}`,
+          "content-type": "application/json",
+          "x-csrf-token": csrf,
+        },
+        body: JSON.stringify(body),
+      },
   );
   const value = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
   if (!response.ok) throw new Error(value.error ?? `HTTP ${response.status}`);
