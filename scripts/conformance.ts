@@ -54,8 +54,10 @@ export interface CaseResult {
 }
 
 function unescapeXml(text: string): string {
-  return text.replace(/&(quot|apos|lt|gt|amp);/g, (_, name: string) =>
-    ({ quot: '"', apos: "'", lt: "<", gt: ">", amp: "&" })[name]!);
+  return text.replace(
+    /&(quot|apos|lt|gt|amp);/g,
+    (_, name: string) => ({ quot: '"', apos: "'", lt: "<", gt: ">", amp: "&" })[name]!,
+  );
 }
 
 /**

@@ -122,6 +122,14 @@ function checkRemoteDatabaseUrl(url: string): void {
         "1-65535>][/path] (the URL itself is not shown: it may carry a credential)",
     );
   }
+  // Fetch refuses a URL with userinfo (Fetch §5.3 "new Request", step 5.3) and the libSQL
+  // protocol does not read one: the token has its own variable.
+  if (parsed.username !== "" || parsed.password !== "") {
+    throw new StartupError(
+      "Cannot start: BEACON_DATABASE_URL must not carry a user name or password; put the " +
+        "token in BEACON_DATABASE_AUTH_TOKEN (the URL itself is not shown)",
+    );
+  }
 }
 
 function integer(name: string, text: string, min: number, max: number): number {

@@ -20,10 +20,10 @@ import { describeDatabaseError } from "./database_error.ts";
 export async function checkDatabaseFile(url: string): Promise<void> {
   if (!url.startsWith("file:")) return;
   const path = embeddedFilePath(url);
-  const { mkdir, open } = await import("node:fs/promises");
+  const { open } = await import("node:fs/promises");
   try {
     const slash = path.lastIndexOf("/");
-    if (slash > 0) await mkdir(path.slice(0, slash), { recursive: true });
+    if (slash > 0) await createFolder(path.slice(0, slash));
     const file = await open(path, "a+");
     await file.close();
   } catch (error) {
@@ -34,4 +34,41 @@ export async function checkDatabaseFile(url: string): Promise<void> {
         `created: ${describeDatabaseError(error)}`,
     );
   }
+}
+
+function code(error: unknown): unknown {
+  return (error as { code?: unknown })?.code;
+}
+
+/**
+ * `mkdir -p`, one level at a time from the deepest. Not `mkdir(…, { recursive: true })`: on
+ * Node 20 that never returns for a folder under `/proc` (it retries the parent for ever), which
+ * is how `file:/proc/x/beacon.db` used to hang the start. An ancestor the runtime's own sandbox
+ * does not let this process create (Deno grants write access to the database folder only) is
+ * left to the runtime's recursive `mkdir`, which creates it under that folder's grant.
+ */
+async function createFolder(folder: string): Promise<void> {
+  const { mkdir, stat } = await import("node:fs/promises");
+  try {
+    await mkdir(folder);
+    return;
+  } catch (error) {
+    if (code(error) === "EEXIST") {
+      if ((await stat(folder)).isDirectory()) return;
+      throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+    }
+    if (code(error) !== "ENOENT") throw error;
+  }
+  const slash = folder.lastIndexOf("/");
+  if (slash <= 0) throw Object.assign(new Error("no such directory"), { code: "ENOENT" });
+  try {
+    await createFolder(folder.slice(0, slash));
+  } catch (error) {
+    if ((error as Error)?.name !== "NotCapable") throw error;
+    await mkdir(folder, { recursive: true });
+    return;
+  }
+  await mkdir(folder).catch((error) => {
+    if (code(error) !== "EEXIST") throw error;
+  });
 }
