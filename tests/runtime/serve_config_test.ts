@@ -8,37 +8,13 @@
 import { assert, assertStrictEquals } from "../support/assert.ts";
 import { ROOT } from "../../scripts/tools.ts";
 import { SERVE_CONFIG } from "../../src/runtime/permissions.ts";
+import { sourceImports } from "../support/imports.ts";
 
 const readJson = async (path: string) => JSON.parse(await Deno.readTextFile(path));
 const root: { imports: Record<string, string>; tasks: Record<string, string> } = await readJson(
   `${ROOT}/deno.json`,
 );
 const serve: { imports: Record<string, string> } = await readJson(SERVE_CONFIG);
-
-/** Every bare import of mod.ts and src/ (the review tool included), `node:` ones aside. */
-async function sourceImports(): Promise<Set<string>> {
-  const names = new Set<string>();
-  const scan = (text: string) => {
-    for (const match of text.matchAll(/\bfrom\s+["']([^."'][^"']*)["']/g)) names.add(match[1]);
-    for (const match of text.matchAll(/import\(\s*["']([^."'][^"']*)["']\s*\)/g)) {
-      names.add(match[1]);
-    }
-  };
-  const walk = async (path: string) => {
-    for await (const entry of Deno.readDir(path)) {
-      const child = `${path}/${entry.name}`;
-      if (entry.isDirectory) await walk(child);
-      else if (entry.name.endsWith(".ts") && !entry.name.startsWith("generate_")) {
-        // Code in documentation examples is not imported by the program.
-        scan((await Deno.readTextFile(child)).replace(/^\s*\*.*$/gm, ""));
-      }
-    }
-  };
-  await walk(`${ROOT}/src`);
-  scan(await Deno.readTextFile(`${ROOT}/mod.ts`));
-  for (const name of names) if (name.startsWith("node:")) names.delete(name);
-  return names;
-}
 
 Deno.test("tools/serve/deno.json maps every import of src/ as the root deno.json does", async () => {
   const used = await sourceImports();
