@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { SERVE_CONFIG } from "../src/runtime/permissions.ts";
 import { ROOT } from "./tools.ts";
 
 /** The suite's Python dependencies (its pyproject.toml, less the HTML report and Gherkin tools). */
@@ -137,7 +138,15 @@ function freePort(): number {
 async function startBeacon(folder: string, port: number) {
   const origin = `http://127.0.0.1:${port}`;
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-env", "--allow-read", "--allow-run", `${ROOT}/src/runtime/launch.ts`],
+    // What `deno task start` runs.
+    args: [
+      "run",
+      `--config=${SERVE_CONFIG}`,
+      "--allow-env",
+      "--allow-read",
+      "--allow-run",
+      `${ROOT}/src/runtime/launch.ts`,
+    ],
     cwd: folder,
     env: {
       PORT: String(port),
