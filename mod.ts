@@ -131,6 +131,8 @@ export interface ConnectionInfo {
 export interface StartFacts {
   /** The database was created (every migration applied) by this start. */
   readonly databaseCreated: boolean;
+  /** The schema version before this start's migrations (0: a new database) and after them. */
+  readonly schema: { readonly from: number; readonly to: number };
   /** The receipt signing key was generated and stored by this start (a new identity). */
   readonly signingKeyGenerated: boolean;
 }
@@ -349,6 +351,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       });
       const facts: StartFacts = {
         databaseCreated: store.created,
+        schema: store.schema,
         signingKeyGenerated: signingKey.generated === true,
       };
       handler = handle;

@@ -26,6 +26,7 @@ import {
   ensurePackages,
   ensureTools,
   esbuildExecutable,
+  nodeExecutable,
   ROOT,
   TOOLS,
   withLock,
@@ -51,52 +52,21 @@ const WORKERS_ARGS = [
   "--alias:libsql=./scripts/shims/no_libsql.ts",
 ];
 
-/** A digest of every input of the package build, so an unchanged tree is not rebuilt. */
-async function packageInputsDigest(): Promise<string> {
-  const files: string[] = [`${ROOT}/mod.ts`, `${ROOT}/tsdown.config.ts`, `${ROOT}/package.json`];
-  const walk = async (folder: string) => {
-    for await (const entry of Deno.readDir(folder)) {
-      const path = `${folder}/${entry.name}`;
-      if (entry.isDirectory) await walk(path);
-      else if (entry.name.endsWith(".ts") || entry.name.endsWith(".json")) files.push(path);
-    }
-  };
-  await walk(`${ROOT}/src`);
-  files.sort();
-  const parts: Uint8Array[] = [];
-  for (const file of files) {
-    parts.push(new TextEncoder().encode(file), await Deno.readFile(file));
-  }
-  const all = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part, offset);
-    offset += part.length;
-  }
-  const digest = await crypto.subtle.digest("SHA-256", all);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 async function buildPackage(): Promise<string> {
   await ensurePackages();
-  const stamp = `${ROOT}/dist/.beacon-build-stamp`;
+  // scripts/build_package.mjs decides, as `npm start` does, whether the inputs changed.
   return await withLock(`${ROOT}/.build-lock`, "build the package", async () => {
-    const digest = await packageInputsDigest();
-    const built = await Deno.readTextFile(stamp).then((text) => text.trim(), () => "");
-    if (built !== digest) {
-      const output = await new Deno.Command("npm", {
-        args: ["run", "build"],
-        cwd: ROOT,
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      if (!output.success) {
-        throw new Error(
-          `Cannot build the package: npm run build failed\n` +
-            new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr),
-        );
-      }
-      await Deno.writeTextFile(stamp, digest + "\n");
+    const output = await new Deno.Command(await nodeExecutable(), {
+      args: [`${ROOT}/scripts/build_package.mjs`],
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!output.success) {
+      throw new Error(
+        `Cannot build the package: scripts/build_package.mjs failed\n` +
+          new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr),
+      );
     }
     return `${ROOT}/dist/server.mjs`;
   });

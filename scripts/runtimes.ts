@@ -34,6 +34,7 @@
  * @module
  */
 import { isEmbedded } from "../src/store/client.ts";
+import { workersDatabaseRefusal } from "../src/runtime/workers_refusal.mjs";
 import { build } from "./build.ts";
 import { bunExecutable, ensurePackages, nodeExecutable, ROOT } from "./tools.ts";
 
@@ -257,11 +258,7 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   if (runtime === "workers" && isEmbedded(Deno.env.get("BEACON_DATABASE_URL") || "file:")) {
-    console.error(
-      "Cannot start on Workers: BEACON_DATABASE_URL names an embedded database (or is unset), " +
-        "and Workers cannot load native modules; set it to the libsql:// or https:// URL of a " +
-        "Turso or sqld database (`deno task db` starts a local sqld)",
-    );
+    console.error(workersDatabaseRefusal("deno task db"));
     return 2;
   }
   const { command, args: commandArgs } = await runtimeCommand(runtime as RuntimeName);

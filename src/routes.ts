@@ -5,6 +5,8 @@
  * @module
  */
 
+/** A small HTML page for people: what this is and where the documents are (src/native/home.ts). */
+export const HOME_PATH = "/";
 /** The beacon/0.1 discovery document (RFC 8615 well-known URI). */
 export const DISCOVERY_PATH = "/.well-known/autonomous-agent";
 /** The native submit endpoint. */

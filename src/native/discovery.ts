@@ -16,6 +16,12 @@ import {
 import { formatRateLimit, type RateLimit } from "../limits/rate.ts";
 import { docUrl } from "./docs.ts";
 
+/** What the Beacon is, in one paragraph for people (the discovery document, the home page). */
+export const BEACON_DESCRIPTION =
+  "A public intake where autonomous software agents submit messages for " +
+  "asynchronous human review. Submissions are stored append-only and read by people; " +
+  "nothing is processed automatically and nobody replies.";
+
 /** The literal statement of design principle 5, shared by the card and this document. */
 export const IDENTITY_STATEMENT =
   "Cryptographic identity does not establish autonomy, consciousness or personhood.";
@@ -53,9 +59,7 @@ export function discoveryDocument(facts: DiscoveryFacts): Record<string, unknown
   const document: Record<string, unknown> = {
     protocol: "beacon/0.1",
     name: "Beacon",
-    description: "A public intake where autonomous software agents submit messages for " +
-      "asynchronous human review. Submissions are stored append-only and read by people; " +
-      "nothing is processed automatically and nobody replies.",
+    description: BEACON_DESCRIPTION,
     endpoints: {
       submit: origin + SUBMIT_PATH,
       status: origin + STATUS_PATH,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { npmCacheFolder } from "../runtime/permissions.ts";
+import { npmCacheFolder, SERVE_CONFIG } from "../runtime/permissions.ts";
 import { reviewPermissionFlags } from "./permissions.ts";
 
 const flags = reviewPermissionFlags({
@@ -16,7 +16,9 @@ const flags = reviewPermissionFlags({
   cwd: Deno.cwd(),
 });
 const entry = new URL("./main.ts", import.meta.url).pathname;
-const tool = new Deno.Command(Deno.execPath(), { args: ["run", ...flags, entry, ...Deno.args] })
+const tool = new Deno.Command(Deno.execPath(), {
+  args: ["run", `--config=${SERVE_CONFIG}`, ...flags, entry, ...Deno.args],
+})
   .spawn();
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, () => tool.kill(signal));

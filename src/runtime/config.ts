@@ -70,6 +70,68 @@ export interface ServerConfig {
   readonly options: BeaconOptions;
 }
 
+/**
+ * Reads one rate-limit variable (`BEACON_RATE_LIMIT`, `BEACON_STATUS_RATE_LIMIT`): `off`, or a
+ * count of at least 1 per period, like `example`. Undefined when unset.
+ */
+function rateLimitVariable(
+  name: string,
+  text: string | undefined,
+  example: string,
+): BeaconOptions["rateLimit"] {
+  if (text === undefined) return undefined;
+  try {
+    return parseRateLimit(text) ?? "off";
+  } catch {
+    throw new StartupError(
+      `Cannot start: ${name} must be "off" or a count of at least 1 per period, like ` +
+        `"${example}" (units s, m, h, d)`,
+    );
+  }
+}
+
+/**
+ * Whether `name` can be a listen address: an IPv4 address (each part 0 to 255), an IPv6 address
+ * (bare or in brackets), or a host name (RFC 1123 §2.1 labels, not all digits, so a mistyped
+ * address like `999.1.1.1` is refused rather than looked up).
+ */
+function isListenAddress(name: string): boolean {
+  if (/^[0-9.]+$/.test(name)) {
+    const parts = name.split(".");
+    return parts.length === 4 && parts.every((part) => /^(0|[1-9][0-9]{0,2})$/.test(part)) &&
+      parts.every((part) => Number(part) <= 255);
+  }
+  const bare = name.replace(/^\[(.*)\]$/, "$1");
+  if (bare.includes(":")) return URL.canParse(`http://[${bare}]/`);
+  return name.length <= 253 &&
+    name.split(".").every((label) => /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i.test(label));
+}
+
+/**
+ * Refuses a remote database URL the client could not use: one that does not parse, or whose port
+ * is out of range. Nothing of the URL is quoted (its userinfo or `authToken` may be a secret).
+ */
+function checkRemoteDatabaseUrl(url: string): void {
+  if (!/^(libsql|https?):\/\//.test(url)) return;
+  const parsed = URL.canParse(url.replace(/^libsql:/, "https:"))
+    ? new URL(url.replace(/^libsql:/, "https:"))
+    : undefined;
+  if (parsed === undefined || parsed.hostname === "") {
+    throw new StartupError(
+      "Cannot start: BEACON_DATABASE_URL is not a valid URL: expected <scheme>://<host>[:<port " +
+        "1-65535>][/path] (the URL itself is not shown: it may carry a credential)",
+    );
+  }
+  // Fetch refuses a URL with userinfo (Fetch §5.3 "new Request", step 5.3) and the libSQL
+  // protocol does not read one: the token has its own variable.
+  if (parsed.username !== "" || parsed.password !== "") {
+    throw new StartupError(
+      "Cannot start: BEACON_DATABASE_URL must not carry a user name or password; put the " +
+        "token in BEACON_DATABASE_AUTH_TOKEN (the URL itself is not shown)",
+    );
+  }
+}
+
 function integer(name: string, text: string, min: number, max: number): number {
   if (!/^[0-9]{1,6}$/.test(text) || Number(text) < min || Number(text) > max) {
     throw new StartupError(`Cannot start: ${name} must be an integer from ${min} to ${max}`);
@@ -95,6 +157,7 @@ export function configFromEnvironment(read: (name: string) => string | undefined
         `https:// (Turso, sqld), or http:// (a local sqld); it has ${scheme}`,
     );
   }
+  checkRemoteDatabaseUrl(databaseUrl);
   const options: BeaconOptions = {
     database: { url: databaseUrl, authToken: get("BEACON_DATABASE_AUTH_TOKEN") },
   };
@@ -105,22 +168,14 @@ export function configFromEnvironment(read: (name: string) => string | undefined
     }
     options.publicUrl = publicUrl;
   }
-  const rate = get("BEACON_RATE_LIMIT");
-  if (rate !== undefined) {
-    try {
-      options.rateLimit = parseRateLimit(rate) ?? "off";
-    } catch {
-      throw new StartupError('Cannot start: BEACON_RATE_LIMIT must be "off" or like "10/1m"');
-    }
-  }
-  const statusRate = get("BEACON_STATUS_RATE_LIMIT");
-  if (statusRate !== undefined) {
-    try {
-      options.statusRateLimit = parseRateLimit(statusRate) ?? "off";
-    } catch {
-      throw new Error('Cannot start: BEACON_STATUS_RATE_LIMIT must be "off" or like "120/1m"');
-    }
-  }
+  const rate = rateLimitVariable("BEACON_RATE_LIMIT", get("BEACON_RATE_LIMIT"), "10/1m");
+  if (rate !== undefined) options.rateLimit = rate;
+  const statusRate = rateLimitVariable(
+    "BEACON_STATUS_RATE_LIMIT",
+    get("BEACON_STATUS_RATE_LIMIT"),
+    "120/1m",
+  );
+  if (statusRate !== undefined) options.statusRateLimit = statusRate;
   const rateStore = get("BEACON_RATE_LIMIT_STORE");
   if (rateStore !== undefined) {
     if (rateStore !== "memory" && rateStore !== "database") {
@@ -180,9 +235,16 @@ export function configFromEnvironment(read: (name: string) => string | undefined
   if (log !== "on" && log !== "off") {
     throw new StartupError('Cannot start: BEACON_LOG must be "on" or "off"');
   }
+  const hostname = get("BEACON_HOSTNAME") ?? "0.0.0.0";
+  if (!isListenAddress(hostname)) {
+    throw new StartupError(
+      "Cannot start: BEACON_HOSTNAME must be an address of this machine: an IPv4 address " +
+        "(0.0.0.0 for all, 127.0.0.1 for loopback), an IPv6 address (:: or ::1) or a host name",
+    );
+  }
   return {
     port: integer("PORT", get("PORT") ?? "8000", 0, 65535),
-    hostname: get("BEACON_HOSTNAME") ?? "0.0.0.0",
+    hostname,
     logRequests: log === "on",
     options,
   };

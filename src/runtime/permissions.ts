@@ -44,6 +44,15 @@ export const SYS_FACTS = [
  */
 export const SERVER_V8_FLAGS = ["--v8-flags=--max-semi-space-size=2"];
 
+/**
+ * The configuration the server and the review tool run with (`deno task start`, `deno task
+ * review`): only the npm packages they import, so a first start on an empty cache fetches no
+ * build, test or browser tool (issue 20). The root deno.json, with the development imports, is for
+ * the tests and the tasks of developers; tests/runtime/serve_config_test.ts keeps the two in step.
+ */
+export const SERVE_CONFIG: string = new URL("../../tools/serve/deno.json", import.meta.url)
+  .pathname;
+
 /** The Beacon's `src/` folder, from which the writer thread's module is loaded. */
 const SOURCE_FOLDER = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -88,6 +97,7 @@ export function serverPermissionFlags(facts: PermissionFacts): string[] {
     `--allow-env=${[...ENVIRONMENT_VARIABLES, ...DEPENDENCY_VARIABLES].join(",")}`,
     `--allow-read=${read.join(",")}`,
     ...flags,
+    `--config=${SERVE_CONFIG}`,
     "--no-prompt",
   ];
 }

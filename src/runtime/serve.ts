@@ -5,17 +5,22 @@
  *
  * 1. Read the configuration. A refusal is one line on stderr and exit code 2 (issue 12, item 8):
  *    an invalid variable, a busy port or an address that cannot be bound.
- * 2. Try to open (and migrate) the database once, for at most a few seconds, so that a server
+ * 2. An embedded database file that cannot be created or opened refuses the start, naming the
+ *    path and the reason (`database_file.ts`): unlike a remote database, it will not come up.
+ *    Then try to open (and migrate) the database once, for at most a few seconds, so that a server
  *    whose database is there listens with it open; then listen whatever the outcome. Until the
  *    database is reachable every request gets `503 unavailable` (createBeacon does that), and
  *    {@linkcode keepOpening} retries in the background with back-off, so migrations are applied
- *    as soon as it is (issue 10, item 4). A database that is down never stops the start.
+ *    as soon as it is (issue 10, item 4). A remote database that is down never stops the start.
+ *    Each failure is logged with its cause in words (`database_error.ts`), and the migrations a
+ *    start applied once, as "from version A to B".
  * 3. On SIGINT / SIGTERM: stop accepting, let in-flight requests finish, close the database,
  *    print `{"event":"shutdown",…}` and exit 0.
  *
  * @module
  */
 import type { Beacon } from "../../mod.ts";
+import { DEFAULT_DATABASE_URL } from "../defaults.ts";
 import {
   beaconForServer,
   closeAndReport,
@@ -23,6 +28,8 @@ import {
   type ServerConfig,
   StartupError,
 } from "./config.ts";
+import { describeDatabaseError } from "./database_error.ts";
+import { checkDatabaseFile } from "./database_file.ts";
 
 /** A listening server, as an entry's `listen` returns it. */
 export interface Listening {
@@ -80,17 +87,29 @@ const OPEN_RETRY_MAX_MS = 30_000;
 
 /**
  * Opens (and migrates) the database in the background, retrying with back-off until it works or
- * `stopped()` says the server is stopping. Logs `{"event":"database","state":"unavailable",…}`
- * on each failure (its error name only) and `{"event":"database","state":"ready",
- * "databaseCreated":…,"signingKeyGenerated":…}` once.
+ * `stopped()` says the server is stopping. Logs `{"event":"database","state":"unavailable",
+ * "error":<class name>,"cause":<words>,…}` on each failure (the cause in fixed words, never the
+ * error's message, which may quote a credential) and `{"event":"database","state":"ready",
+ * "databaseCreated":…,"signingKeyGenerated":…,"schema":{"from":A,"to":B}}` once, after a
+ * `{"event":"migrations",…}` line when this start applied any.
  */
 export async function keepOpening(beacon: Beacon, stopped: () => boolean): Promise<void> {
   let delay = OPEN_RETRY_FIRST_MS;
   while (!stopped()) {
     try {
       const facts = await beacon.ready();
+      if (stopped()) return;
+      const { from, to } = facts.schema;
+      if (from !== to) {
+        logEvent({
+          event: "migrations",
+          from,
+          to,
+          message: `applied migrations from version ${from} to ${to}`,
+        });
+      }
       // A database or key created on a start that expected them is how a lost database shows.
-      if (!stopped()) logEvent({ event: "database", state: "ready", ...facts });
+      logEvent({ event: "database", state: "ready", ...facts });
       return;
     } catch (error) {
       if (stopped()) return;
@@ -98,6 +117,7 @@ export async function keepOpening(beacon: Beacon, stopped: () => boolean): Promi
         event: "database",
         state: "unavailable",
         error: (error as Error)?.name ?? "unknown",
+        cause: describeDatabaseError(error),
         retryInMs: delay,
       });
       await new Promise((resolve) => setTimeout(resolve, delay));
@@ -139,6 +159,7 @@ export async function runServer(runtime: ServerRuntime): Promise<void> {
   let beacon: Beacon;
   try {
     config = configFromEnvironment((name) => runtime.env(name));
+    await checkDatabaseFile(config.options.database?.url ?? DEFAULT_DATABASE_URL);
     beacon = beaconForServer(config);
   } catch (error) {
     console.error(refusalMessage(error));

@@ -5,7 +5,8 @@
  * Cloudflare sets. The Beacon is created once per isolate, on the first request.
  *
  * Workers cannot load native modules, so the embedded database is refused: `BEACON_DATABASE_URL`
- * must name Turso or `sqld` (`libsql://…` or `https://…`), which the core opens with
+ * must name Turso or `sqld` (`libsql://…` or `https://…`, `http://…` for a local sqld), which
+ * the core opens with
  * `@libsql/client/web`. Run `deno task migrate` against that database before deploying.
  *
  * `npm run start:workers` (or `deno task start:workers`) bundles this file with esbuild into
@@ -28,6 +29,7 @@
 import type { Beacon } from "../../mod.ts";
 import { errorResponse } from "../errors.ts";
 import { harden } from "../middleware/response_headers.ts";
+import { workersDatabaseRefusal } from "./workers_refusal.mjs";
 import { isEmbedded } from "../store/client.ts";
 import { beaconForServer, configFromEnvironment } from "./config.ts";
 
@@ -62,11 +64,7 @@ export function beaconFromEnv(env: WorkerEnv): Beacon {
   });
   const url = config.options.database?.url ?? "";
   if (isEmbedded(url)) {
-    throw new Error(
-      "Cannot start on Workers: BEACON_DATABASE_URL names an embedded database " +
-        `(${url.startsWith("file:") ? "file:" : url}), and Workers cannot load native modules; ` +
-        "set it to the libsql:// or https:// URL of a Turso or sqld database",
-    );
+    throw new Error(workersDatabaseRefusal(""));
   }
   return beaconForServer(config, {
     // Every request sends its own queries: see `serve` below and DatabaseConfig.concurrency.

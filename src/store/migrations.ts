@@ -207,8 +207,19 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/** Applies every migration not yet recorded. Safe to call at every start. */
+/** Applies every migration not yet recorded. Safe to call at every start. Returns the count. */
 export async function migrate(client: Client, now: () => number = Date.now): Promise<number> {
+  return (await migrateSchema(client, now)).applied;
+}
+
+/**
+ * Applies every migration not yet recorded, and says the schema version before (`from`, 0 for a
+ * new database) and after (`to`), for the start's one "from version A to B" log line.
+ */
+export async function migrateSchema(
+  client: Client,
+  now: () => number = Date.now,
+): Promise<{ from: number; to: number; applied: number }> {
   await client.execute(
     `CREATE TABLE IF NOT EXISTS schema_migrations (
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT`,
@@ -230,5 +241,6 @@ export async function migrate(client: Client, now: () => number = Date.now): Pro
     ], "write");
     count++;
   }
-  return count;
+  const from = Math.max(0, ...applied);
+  return { from, to: Math.max(from, ...MIGRATIONS.map((m) => m.version)), applied: count };
 }

@@ -16,7 +16,7 @@ import { StorageError } from "../errors.ts";
 import { type DatabaseConfig, isEmbedded, openClient } from "./client.ts";
 import { ConnectionStateError, DeadlineError, isBusy, withDeadline } from "./faults.ts";
 import { GroupCommitter } from "./group_commit.ts";
-import { migrate, MIGRATIONS } from "./migrations.ts";
+import { migrateSchema, MIGRATIONS } from "./migrations.ts";
 import {
   insertBatchSql,
   type NewSubmission,
@@ -65,6 +65,8 @@ export class SubmissionStore {
   };
   /** True when this start created the database (every migration was applied just now). */
   readonly created: boolean;
+  /** The schema version before this start's migrations (0: a new database) and after them. */
+  readonly schema: { readonly from: number; readonly to: number };
   readonly #writer: GroupCommitter<PendingRow, boolean>;
   readonly #read: Read;
   readonly #timeoutMs: number;
@@ -74,6 +76,7 @@ export class SubmissionStore {
     client: Client,
     parts: {
       created: boolean;
+      schema: { from: number; to: number };
       read: Read;
       commit: Commit;
       release: () => Promise<void>;
@@ -82,6 +85,7 @@ export class SubmissionStore {
   ) {
     this.client = client;
     this.created = parts.created;
+    this.schema = { from: parts.schema.from, to: parts.schema.to };
     this.statements = { run: (sql, args = {}) => this.#query(sql, args) };
     this.#read = parts.read;
     this.#release = parts.release;
@@ -98,13 +102,14 @@ export class SubmissionStore {
     const client = await withDeadline(openClient(config), timeoutMs);
     const opened: { close(): unknown }[] = [client];
     try {
-      const applied = await withDeadline(migrate(client, now), timeoutMs);
-      const created = applied === MIGRATIONS.length;
+      const schema = await withDeadline(migrateSchema(client, now), timeoutMs);
+      const created = schema.applied === MIGRATIONS.length;
       // Remote databases, and in-memory ones (private to the client's connection, so nothing
       // else can hold their lock), commit through the client.
       if (!isEmbedded(config.url) || config.url === ":memory:") {
         return new SubmissionStore(client, {
           created,
+          schema,
           timeoutMs,
           read: async (sql, args) =>
             (await client.execute({ sql, args })).rows as unknown as Record<string, unknown>[],
@@ -126,6 +131,7 @@ export class SubmissionStore {
         : undefined;
       return new SubmissionStore(client, {
         created,
+        schema,
         timeoutMs,
         read: (sql, args) => connection.all(sql, args),
         commit: thread !== undefined

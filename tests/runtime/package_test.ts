@@ -7,6 +7,7 @@
  */
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { ROOT } from "../../scripts/tools.ts";
+import { sourceImports } from "../support/imports.ts";
 
 const readJson = async (path: string) => JSON.parse(await Deno.readTextFile(`${ROOT}/${path}`));
 const denoJson = await readJson("deno.json");
@@ -16,28 +17,7 @@ const workers = await readJson("tools/workers/package.json");
 const workersLock = await readJson("tools/workers/package-lock.json");
 
 /** Every bare npm import of the runtime code (mod.ts and src/ outside the review tool). */
-async function runtimeImports(): Promise<Set<string>> {
-  const names = new Set<string>();
-  const scan = (text: string) => {
-    for (const match of text.matchAll(/\bfrom\s+["']([^."'][^"']*)["']/g)) names.add(match[1]);
-    for (const match of text.matchAll(/import\(\s*["']([^."'][^"']*)["']\s*\)/g)) {
-      names.add(match[1]);
-    }
-  };
-  const walk = async (path: string) => {
-    for await (const entry of Deno.readDir(path)) {
-      const child = `${path}/${entry.name}`;
-      if (entry.isDirectory && entry.name !== "review") await walk(child);
-      else if (entry.name.endsWith(".ts") && !entry.name.startsWith("generate_")) {
-        scan(await Deno.readTextFile(child));
-      }
-    }
-  };
-  await walk(`${ROOT}/src`);
-  scan(await Deno.readTextFile(`${ROOT}/mod.ts`));
-  for (const name of names) if (name.startsWith("node:")) names.delete(name);
-  return names;
-}
+const runtimeImports = () => sourceImports(["review"]);
 
 function npmPackage(specifier: string): { name: string; version: string } {
   const match = /^npm:(@?[^@/]+(?:\/[^@/]+)?)@([^/]+)/.exec(specifier);

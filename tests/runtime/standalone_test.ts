@@ -1,6 +1,6 @@
 /**
  * The README's commands on a machine with only Bun, and on one with only Node 20 and npm (issue
- * 12, items 2 and 3): a copy of the repository's tracked files, a `PATH` holding nothing but that
+ * 12, items 2 and 3): a copy of the source tree (made without git), a `PATH` holding nothing but that
  * runtime (and `sh`, which npm runs scripts with), and the documented commands:
  *
  * - Bun: `bun install && bun run start:bun` serves from the TypeScript sources, no build.
@@ -9,26 +9,57 @@
  * Both must serve the Beacon and stop cleanly on SIGTERM; neither finds Deno, esbuild or
  * Miniflare on the way.
  */
-import { assert, assertStrictEquals } from "../support/assert.ts";
+import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { childEnvironment, startServerProcess } from "../../scripts/runtimes.ts";
 import { bunExecutable, nodeExecutable, ROOT } from "../../scripts/tools.ts";
 
-/** A copy of the tracked files (what a clone has), without node_modules or build output. */
+/**
+ * What a clone or an unpacked release does not hold (.gitignore's entries, and `.git`): the copy
+ * is made by walking the tree, so the test runs the same in a plain source tree without git
+ * (issue 20, item 5).
+ */
+const NOT_IN_A_RELEASE_FOLDERS = new Set([
+  ".git",
+  "node_modules",
+  "dist",
+  "coverage",
+  ".build-lock",
+  ".install-lock",
+]);
+const NOT_IN_A_RELEASE_FILES = /\.(db|db-wal|db-shm|cpuprofile|tgz)$/;
+
+/** A copy of the source tree (what a clone has), without node_modules, build output or data. */
 async function copyOfRepository(): Promise<string> {
-  const listing = await new Deno.Command("git", {
-    args: ["ls-files", "-z"],
-    cwd: ROOT,
-    stdout: "piped",
-  }).output();
   const directory = await Deno.makeTempDir({ prefix: "beacon-standalone-" });
-  for (const path of new TextDecoder().decode(listing.stdout).split("\0").filter(Boolean)) {
-    const source = `${ROOT}/${path}`;
-    if (!(await Deno.stat(source).then((info) => info.isFile, () => false))) continue;
-    const target = `${directory}/repo/${path}`;
-    await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
-    await Deno.copyFile(source, target);
-  }
+  const copy = async (relative: string) => {
+    for await (const entry of Deno.readDir(`${ROOT}/${relative}`)) {
+      const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory) {
+        if (NOT_IN_A_RELEASE_FOLDERS.has(entry.name) || path === "data") continue;
+        await Deno.mkdir(`${directory}/repo/${path}`, { recursive: true });
+        await copy(path);
+      } else if (entry.isFile && !NOT_IN_A_RELEASE_FILES.test(entry.name)) {
+        await Deno.copyFile(`${ROOT}/${path}`, `${directory}/repo/${path}`);
+      }
+    }
+  };
+  await Deno.mkdir(`${directory}/repo`);
+  await copy("");
   return directory;
+}
+
+/** The files of a copy, relative to it: what must be the same after an install. */
+async function filesOf(root: string): Promise<Set<string>> {
+  const files = new Set<string>();
+  const walk = async (relative: string) => {
+    for await (const entry of Deno.readDir(`${root}/${relative}`)) {
+      const path = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory && entry.name !== "node_modules") await walk(path);
+      else if (entry.isFile) files.add(path);
+    }
+  };
+  await walk("");
+  return files;
 }
 
 /** A folder of links to exactly `tools`, to be the whole `PATH`. */
@@ -111,7 +142,12 @@ Deno.test("only Bun: bun install && bun run start:bun serves from the sources", 
   try {
     const path = await onlyThese(directory, { bun: await bunExecutable() });
     const repo = `${directory}/repo`;
+    const before = await filesOf(repo);
+    const lock = await Deno.readTextFile(`${repo}/bun.lock`);
     await runIn(repo, path, `${path}/bun`, ["install"]);
+    // The committed bun.lock is what Bun installs from: it adds no file and changes none.
+    assertEquals([...await filesOf(repo)].filter((file) => !before.has(file)), []);
+    assertStrictEquals(await Deno.readTextFile(`${repo}/bun.lock`), lock);
     await servesAndStops(repo, path, `${path}/bun`, ["run", "start:bun"], 0);
     assert(!(await Deno.stat(`${repo}/dist`).then(() => true, () => false)), "nothing was built");
   } finally {
@@ -119,7 +155,7 @@ Deno.test("only Bun: bun install && bun run start:bun serves from the sources", 
   }
 });
 
-Deno.test("only Node and npm: npm install && npm start builds once and serves", async () => {
+Deno.test("only Node and npm: npm install && npm start builds once, then only when changed", async () => {
   const directory = await copyOfRepository();
   try {
     const path = await onlyThese(directory, {
@@ -132,7 +168,11 @@ Deno.test("only Node and npm: npm install && npm start builds once and serves", 
     // npm forwards SIGTERM to the server (the script `exec`s node, so no shell stands between
     // them and leaves it running), which shuts down cleanly and exits 0, as npm then does.
     await servesAndStops(repo, path, `${path}/npm`, ["start"], 0);
-    assert((await Deno.stat(`${repo}/dist/server.mjs`)).isFile, "npm start built dist/");
+    const built = await Deno.stat(`${repo}/dist/server.mjs`);
+    assert(built.isFile, "npm start built dist/");
+    // Unchanged sources: the second start runs the same build, without tsdown.
+    await servesAndStops(repo, path, `${path}/npm`, ["start"], 0);
+    assertEquals((await Deno.stat(`${repo}/dist/server.mjs`)).mtime, built.mtime, "not rebuilt");
   } finally {
     await Deno.remove(directory, { recursive: true }).catch(() => {});
   }

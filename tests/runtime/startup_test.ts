@@ -2,7 +2,9 @@
  * Every start-up refusal is one clear line on stderr and exit code 2, on every server entry
  * (issue 12, item 8): an invalid variable names the variable and what it accepts, a database URL
  * of an unknown kind names the accepted forms (and never echoes the URL), a busy port says which
- * address is busy. No stack trace. `HOSTNAME` (Docker sets it to the container id) is ignored:
+ * address is busy, an embedded database file that cannot be created names its path and the
+ * operating system's reason (issue 20), and no credential of a database URL is ever printed. No
+ * stack trace. `HOSTNAME` (Docker sets it to the container id) is ignored:
  * the bind address is `BEACON_HOSTNAME`.
  */
 import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
@@ -45,7 +47,13 @@ async function refusal(entry: Entry, env: Record<string, string>) {
   return { code: output.code, lines };
 }
 
-const CASES: { env: Record<string, string>; expect: RegExp; secret?: string }[] = [
+/** A plain file, where a database folder would have to be created. */
+const BLOCKED = await Deno.makeTempFile({ prefix: "beacon-startup-blocked-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(BLOCKED));
+
+type Case = { env: Record<string, string>; expect: RegExp; secret?: string };
+
+const CASES: Case[] = [
   { env: { BEACON_RATE_LIMIT: "lots" }, expect: /^Cannot start: BEACON_RATE_LIMIT must be/ },
   { env: { PORT: "99999" }, expect: /^Cannot start: PORT must be an integer from 0 to 65535$/ },
   {
@@ -54,6 +62,55 @@ const CASES: { env: Record<string, string>; expect: RegExp; secret?: string }[] 
     secret: "hunter2",
   },
   { env: { BEACON_SIGNING_KEY: "not a key" }, expect: /^Cannot start: BEACON_SIGNING_KEY/ },
+  // Issue 20: one parser for both rate limits, whatever is wrong with the value.
+  ...["abc", "5", "0/1m"].flatMap((value): Case[] => [
+    {
+      env: { BEACON_STATUS_RATE_LIMIT: value },
+      expect: /^Cannot start: BEACON_STATUS_RATE_LIMIT must be "off" or a count of at least 1 per/,
+    },
+    {
+      env: { BEACON_RATE_LIMIT: value },
+      expect: /^Cannot start: BEACON_RATE_LIMIT must be "off" or a count of at least 1 per/,
+    },
+  ]),
+  {
+    env: { BEACON_HOSTNAME: "999.1.1.1" },
+    expect: /^Cannot start: BEACON_HOSTNAME must be an address of this machine: an IPv4 /,
+  },
+  {
+    // A remote URL that does not parse (its port is out of range), with credentials in three
+    // places: none is printed, and the Deno launcher does not crash on it.
+    env: {
+      BEACON_DATABASE_URL: "libsql://user:SECRET@db.example:99999?authToken=SECRET",
+      BEACON_DATABASE_AUTH_TOKEN: "SECRET",
+    },
+    expect: /^Cannot start: BEACON_DATABASE_URL is not a valid URL: expected <scheme>:\/\/<host>/,
+    secret: "SECRET",
+  },
+  {
+    env: { BEACON_DATABASE_URL: "https://user:SECRET@db.example/?authToken=SECRET" },
+    expect: /^Cannot start: BEACON_DATABASE_URL must not carry a user name or password; put the/,
+    secret: "SECRET",
+  },
+  {
+    // An embedded database whose folder cannot be created (a file is in the way).
+    env: { BEACON_DATABASE_URL: `file:${BLOCKED}/beacon.db` },
+    expect: new RegExp(
+      `^Cannot start: the database file "${BLOCKED}/beacon.db" \\(BEACON_DATABASE_URL\\) ` +
+        "cannot be opened or created: a part of the path is not a directory$",
+    ),
+  },
+  {
+    // One the operating system refuses: /sys takes no new files, not even from root.
+    env: { BEACON_DATABASE_URL: "file:/sys/beacon.db" },
+    expect:
+      /^Cannot start: the database file "\/sys\/beacon.db" \(BEACON_DATABASE_URL\) cannot be opened or created: (permission denied|not permitted by the server's Deno permissions)/,
+  },
+  {
+    env: { BEACON_DATABASE_URL: "file:/proc/x/beacon.db" },
+    expect:
+      /^Cannot start: the database file "\/proc\/x\/beacon.db" \(BEACON_DATABASE_URL\) cannot be opened or created: \S/,
+  },
 ];
 
 for (const entry of ENTRIES) {

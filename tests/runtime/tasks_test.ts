@@ -83,6 +83,66 @@ Deno.test("deno task start:workers refuses an embedded database before starting"
   assertMatch(new TextDecoder().decode(output.stderr), /Cannot start on Workers/);
 });
 
+/**
+ * A PATH with only Node, npm and a shell: what a Node-only machine has (issue 20, item 5). No Deno
+ * and no Bun can be found through it.
+ */
+async function nodeOnlyPath(directory: string): Promise<string> {
+  const bin = `${directory}/bin`;
+  await Deno.mkdir(bin);
+  for (const tool of ["node", "npm", "sh"]) {
+    const which = await new Deno.Command("sh", { args: ["-c", `command -v ${tool}`] }).output();
+    await Deno.symlink(new TextDecoder().decode(which.stdout).trim(), `${bin}/${tool}`);
+  }
+  return bin;
+}
+
+Deno.test("npm run start:workers bundles and serves with only Node and npm", async () => {
+  await withTempDir(async (directory) => {
+    const sqld = await startSqld({ directory: `${directory}/sqld` });
+    try {
+      const server = await startServerProcess("npm", ["run", "start:workers"], {
+        PATH: await nodeOnlyPath(directory),
+        PORT: "0",
+        BEACON_HOSTNAME: "127.0.0.1",
+        BEACON_LOG: "off",
+        BEACON_DATABASE_URL: sqld.url,
+      }, 180_000);
+      try {
+        const response = await fetch(server.url + "/.well-known/autonomous-agent");
+        assertStrictEquals(response.status, 200, server.stderr());
+        assertStrictEquals((await response.json()).protocol, "beacon/0.1");
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await sqld.close();
+    }
+  });
+});
+
+Deno.test("npm run start:workers refuses an embedded database, naming http:// for a local sqld", async () => {
+  await withTempDir(async (directory) => {
+    const output = await new Deno.Command("npm", {
+      args: ["run", "--silent", "start:workers"],
+      cwd: ROOT,
+      clearEnv: true,
+      env: {
+        ...childEnvironment(),
+        PATH: await nodeOnlyPath(directory),
+        BEACON_DATABASE_URL: "file:data/beacon.db",
+        PORT: "0",
+      },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assertStrictEquals(output.code, 2);
+    const lines = new TextDecoder().decode(output.stderr).trim().split("\n");
+    assertStrictEquals(lines.length, 1, lines.join("\n"));
+    assertMatch(lines[0], /^Cannot start on Workers: .*the http:\/\/ URL of a local sqld/);
+  });
+});
+
 async function migrateTask(env: Record<string, string>): Promise<{
   code: number;
   line: Record<string, unknown>;

@@ -1,0 +1,48 @@
+// `npm start` (its prestart) and scripts/build.ts: builds the npm package (dist/, `npm run build`,
+// tsdown) only when its inputs changed since the last build, so a start on an unchanged tree
+// neither rebuilds nor prints tsdown's output (issue 20). The inputs are mod.ts,
+// tsdown.config.ts, package.json and every .ts and .json file under src/; their digest is kept in
+// dist/.beacon-build-stamp. Plain Node (no Deno, no TypeScript): it runs on a Node-only machine.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import process from "node:process";
+
+const root = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
+const stamp = `${root}/dist/.beacon-build-stamp`;
+
+/** The SHA-256 of every input's path and bytes, in a fixed order. */
+function inputsDigest() {
+  const files = [`${root}/mod.ts`, `${root}/tsdown.config.ts`, `${root}/package.json`];
+  const walk = (folder) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = `${folder}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else if (/\.(ts|json)$/.test(entry.name)) files.push(path);
+    }
+  };
+  walk(`${root}/src`);
+  files.sort();
+  const hash = createHash("sha256");
+  for (const file of files) hash.update(file.slice(root.length)).update(readFileSync(file));
+  return hash.digest("hex");
+}
+
+function built() {
+  try {
+    return readFileSync(stamp, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+const digest = inputsDigest();
+if (built() !== digest) {
+  const result = spawnSync("npm", ["run", "--silent", "build"], { cwd: root, stdio: "inherit" });
+  if (result.status !== 0) {
+    console.error("Cannot build the package: npm run build failed");
+    process.exit(result.status ?? 1);
+  }
+  writeFileSync(stamp, digest + "\n");
+}

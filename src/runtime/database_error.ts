@@ -1,0 +1,173 @@
+/**
+ * Says in a few fixed words why the database could not be reached or opened, for the `database`
+ * log lines and the start-up refusals (issue 20): "connection refused", "timeout", "DNS failure",
+ * "TLS failure", "HTTP status 401", "permission denied", …
+ *
+ * The words are chosen from the error's codes and texts along its `cause` chain, but the output
+ * is only ever one of the phrases below (and an HTTP status number): an error's own message may
+ * quote the database URL with its userinfo or `authToken`, or a row's content, and none of it is
+ * ever printed.
+ *
+ * @module
+ */
+
+/** One recognisable cause: codes (`error.code`, Node's and Bun's), texts (Deno's, libSQL's). */
+interface Cause {
+  readonly words: string;
+  readonly codes: readonly string[];
+  readonly text?: RegExp;
+}
+
+/** Most specific first: a TLS failure is also a "connect" error, a timeout may mention a host. */
+const CAUSES: readonly Cause[] = [
+  {
+    words: "DNS failure (the database host name does not resolve)",
+    codes: ["ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "DNSException"],
+    text: /dns error|failed to lookup address|name or service not known|name resolution/i,
+  },
+  {
+    words: "TLS failure (the database did not complete a valid TLS handshake)",
+    codes: [
+      "ERR_SSL_WRONG_VERSION_NUMBER",
+      "EPROTO",
+      "DEPTH_ZERO_SELF_SIGNED_CERT",
+      "SELF_SIGNED_CERT_IN_CHAIN",
+      "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+      "CERT_HAS_EXPIRED",
+      "ERR_TLS_CERT_ALTNAME_INVALID",
+    ],
+    text: /\btls\b|\bssl\b|certificate|InvalidContentType|handshake/i,
+  },
+  {
+    words: "connection refused (nothing listens at the database address)",
+    codes: ["ECONNREFUSED", "ConnectionRefused"],
+    text: /connection refused/i,
+  },
+  {
+    words: "connection reset by the database",
+    codes: ["ECONNRESET", "EPIPE", "ConnectionReset", "ConnectionClosed"],
+    text: /connection reset|connection closed|broken pipe/i,
+  },
+  {
+    words: "network unreachable (no route to the database host)",
+    codes: ["EHOSTUNREACH", "ENETUNREACH", "ENETDOWN"],
+    text: /unreachable/i,
+  },
+  {
+    words: "timeout (the database did not answer within the deadline)",
+    codes: ["ETIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "Timeout", "TimeoutError", "DeadlineError"],
+    text: /timed out|deadline|timeout/i,
+  },
+  {
+    // Deno refuses /proc, /sys and /dev paths without --allow-all, whatever --allow-write says.
+    words: "not permitted by the server's Deno permissions (a special path such as /proc or /dev)",
+    codes: ["NotCapable"],
+    text: /run again with the --allow-all flag/i,
+  },
+  {
+    words: "permission denied",
+    codes: ["EACCES", "EPERM", "PermissionDenied"],
+    text: /permission denied|access denied|requires (read|write|ffi|net) access/i,
+  },
+  {
+    words: "read-only file system",
+    codes: ["EROFS"],
+    text: /read-only file system/i,
+  },
+  {
+    words: "no space left on the device",
+    codes: ["ENOSPC", "SQLITE_FULL"],
+    text: /no space left|database or disk is full/i,
+  },
+  {
+    words: "no such file or directory",
+    codes: ["ENOENT", "NotFound"],
+    text: /no such file or directory/i,
+  },
+  {
+    // mkdir -p of a folder where a file is: Node and Deno say EEXIST.
+    words: "a part of the path is not a directory",
+    codes: ["ENOTDIR", "EEXIST"],
+    text: /not a directory/i,
+  },
+  {
+    words: "the path is a directory",
+    codes: ["EISDIR", "IsADirectory"],
+    text: /is a directory/i,
+  },
+  {
+    words: "the file is not a database",
+    codes: ["SQLITE_NOTADB", "SQLITE_CORRUPT"],
+    text: /not a database|malformed/i,
+  },
+  {
+    words: "the database is locked by another connection",
+    codes: ["SQLITE_BUSY", "SQLITE_LOCKED"],
+    text: /database is locked|SQLITE_BUSY/i,
+  },
+  {
+    words: "the database file cannot be opened",
+    codes: ["SQLITE_CANTOPEN"],
+    text: /unable to open|cannot open/i,
+  },
+];
+
+/** The errors along `error`'s `cause` chain (at most 8, for a cycle). */
+function chain(error: unknown): unknown[] {
+  const errors: unknown[] = [];
+  for (let e = error; e !== undefined && e !== null && errors.length < 8; e = cause(e)) {
+    errors.push(e);
+  }
+  return errors;
+}
+
+function cause(error: unknown): unknown {
+  return typeof error === "object" ? (error as { cause?: unknown }).cause : undefined;
+}
+
+function field(error: unknown, name: string): unknown {
+  return typeof error === "object" && error !== null
+    ? (error as Record<string, unknown>)[name]
+    : undefined;
+}
+
+/** The HTTP status a remote database answered with, when that is what failed. */
+function httpStatus(errors: readonly unknown[]): number | undefined {
+  for (const error of errors) {
+    const status = field(error, "status");
+    if (typeof status === "number" && status >= 100 && status <= 599) return status;
+    const match = /HTTP status (\d{3})\b/.exec(String(field(error, "message") ?? ""));
+    if (match !== null) return Number(match[1]);
+  }
+  return undefined;
+}
+
+/**
+ * A few words that say why the database failed, never quoting the error's own text. An error
+ * nothing here recognises is named by its class: `unrecognised error (TypeError)`.
+ */
+export function describeDatabaseError(error: unknown): string {
+  const errors = chain(error);
+  const status = httpStatus(errors);
+  if (status !== undefined) {
+    const meaning = status === 401 || status === 403
+      ? " (check BEACON_DATABASE_AUTH_TOKEN)"
+      : status === 404
+      ? " (check the database URL's host and path)"
+      : "";
+    return `HTTP status ${status} from the database${meaning}`;
+  }
+  const codes = errors.flatMap((e) => [field(e, "code"), field(e, "name")]).map(String);
+  // URLs out first: a host may be called `tls.example` or `timeout.example`.
+  const texts = errors.map((e) => String(field(e, "message") ?? "")).join("\n")
+    .replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s)]*/gi, "");
+  for (const candidate of CAUSES) {
+    if (candidate.codes.some((code) => codes.includes(code))) return candidate.words;
+  }
+  for (const candidate of CAUSES) {
+    if (candidate.text?.test(texts)) return candidate.words;
+  }
+  const name = field(errors[errors.length - 1], "name");
+  const named = typeof name === "string" && /^[A-Za-z][A-Za-z0-9]{0,39}$/.test(name);
+  return `unrecognised error (${named ? name : "unknown"})`;
+}

@@ -1,0 +1,32 @@
+/**
+ * The bare imports of the Beacon's own code (mod.ts and src/), `node:` ones aside: what the
+ * package manifests and the serving configuration must provide (tests/runtime/package_test.ts,
+ * tests/runtime/serve_config_test.ts).
+ */
+import { ROOT } from "../../scripts/tools.ts";
+
+/** Every bare import of mod.ts and src/, without the folders named in `skip` (such as `review`). */
+export async function sourceImports(skip: readonly string[] = []): Promise<Set<string>> {
+  const names = new Set<string>();
+  const scan = (text: string) => {
+    // Code in documentation examples is not imported by the program.
+    const code = text.replace(/^\s*\*.*$/gm, "");
+    for (const match of code.matchAll(/\bfrom\s+["']([^."'][^"']*)["']/g)) names.add(match[1]);
+    for (const match of code.matchAll(/import\(\s*["']([^."'][^"']*)["']\s*\)/g)) {
+      names.add(match[1]);
+    }
+  };
+  const walk = async (path: string) => {
+    for await (const entry of Deno.readDir(path)) {
+      const child = `${path}/${entry.name}`;
+      if (entry.isDirectory && !skip.includes(entry.name)) await walk(child);
+      else if (entry.name.endsWith(".ts") && !entry.name.startsWith("generate_")) {
+        scan(await Deno.readTextFile(child));
+      }
+    }
+  };
+  await walk(`${ROOT}/src`);
+  scan(await Deno.readTextFile(`${ROOT}/mod.ts`));
+  for (const name of names) if (name.startsWith("node:")) names.delete(name);
+  return names;
+}
