@@ -54,6 +54,10 @@ const CASES: { env: Record<string, string>; expect: RegExp; secret?: string }[] 
     secret: "hunter2",
   },
   { env: { BEACON_SIGNING_KEY: "not a key" }, expect: /^Cannot start: BEACON_SIGNING_KEY/ },
+  {
+    env: { BEACON_CHECKPOINT_INTERVAL: "5 minutes" },
+    expect: /^Cannot start: BEACON_CHECKPOINT_INTERVAL must be "off" or a duration/,
+  },
 ];
 
 for (const entry of ENTRIES) {
