@@ -2,7 +2,9 @@
  * Signed checkpoints: a Merkle tree head (RFC 6962 §2.1, see `merkle.ts`) over the
  * first `treeSize` submissions, signed by the Beacon's key, in the spirit of the signed tree head
  * of Certificate Transparency (RFC 6962 §3.5). A checkpoint commits to every submission it
- * covers: changing, removing or reordering any of them changes the root.
+ * covers: changing, removing or reordering any of them changes the root. The server signs them
+ * itself (`src/tree_heads.ts`) and publishes the latest at `/beacon/0.1/tree-head`; `review
+ * verify` signs one too when it is given `BEACON_SIGNING_KEY`.
  *
  * ## Signed bytes
  *
