@@ -32,7 +32,13 @@
  * @module
  */
 import { hex } from "./bytes.ts";
-import { type CheckpointFields, signCheckpoint } from "./signing/checkpoint.ts";
+import {
+  CHECKPOINT_COLUMNS,
+  type CheckpointFields,
+  checkpointFromRow,
+  type CheckpointRow,
+  signCheckpoint,
+} from "./signing/checkpoint.ts";
 import type { SigningKey } from "./signing/key.ts";
 import { leafHash, MerkleAccumulator, submissionLeafData } from "./signing/merkle.ts";
 import type { SubmissionStore } from "./store/store.ts";
@@ -52,14 +58,7 @@ const PAGE_ROWS = 500;
 const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** A signed tree head as recorded in `checkpoints` and published at `/beacon/0.1/tree-head`. */
-export interface SignedTreeHead extends CheckpointFields {
-  /** The checkpoint's `seq` in the `checkpoints` table. */
-  readonly seq: number;
-  /** Ed25519 signature over the checkpoint bytes, unpadded base64url. */
-  readonly signature: string;
-  /** The signer's raw public key, unpadded base64url. */
-  readonly publicKey: string;
-}
+export type SignedTreeHead = CheckpointRow;
 
 /** Thrown inside the signer (and passed to `onError`) when the store cannot be vouched for. */
 export class TreeHeadRefused extends Error {
@@ -77,17 +76,6 @@ export interface TreeHeadSignerOptions {
   readonly key: Pick<SigningKey, "privateKey" | "publicKey">;
   /** Clock for `createdAt`. */
   readonly now: () => number;
-}
-
-function toHead(row: Record<string, unknown>): SignedTreeHead {
-  return {
-    seq: Number(row.seq),
-    treeSize: Number(row.tree_size),
-    rootHash: String(row.root_hash),
-    createdAt: String(row.created_at),
-    signature: String(row.signature),
-    publicKey: String(row.public_key),
-  };
 }
 
 /**
@@ -132,11 +120,11 @@ export class TreeHeadSigner {
   /** The latest head of this key in the database (any instance's), or undefined. */
   async latest(): Promise<SignedTreeHead | undefined> {
     const rows = await this.#options.statements.run(
-      "SELECT seq, tree_size, root_hash, created_at, signature, public_key FROM checkpoints " +
-        "WHERE public_key = :key ORDER BY seq DESC LIMIT 1",
+      `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE public_key = :key ` +
+        "ORDER BY seq DESC LIMIT 1",
       { key: this.#options.key.publicKey },
     );
-    return rows[0] === undefined ? undefined : toHead(rows[0]);
+    return rows[0] === undefined ? undefined : checkpointFromRow(rows[0]);
   }
 
   async #sign(): Promise<SignedTreeHead | undefined> {

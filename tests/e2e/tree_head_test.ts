@@ -12,13 +12,14 @@
  * - Two servers on one database add one head per tree size; the timer never keeps a process alive.
  */
 import { createClient } from "@libsql/client";
-import { createBeacon } from "../../mod.ts";
+import { type Beacon, createBeacon } from "../../mod.ts";
 import { configFromEnvironment } from "../../src/runtime/config.ts";
 import { encodeSeed, signCheckpoint, signingKeyFromSeed } from "../../src/signing/mod.ts";
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { fill, review, type TempDatabase, tempDatabase, text } from "../support/review.ts";
 import { type ServerProcess, startServer } from "../support/server.ts";
 import { startSqld } from "../support/sqld.ts";
+import { checkpointSizes, submitText as submit } from "../support/tree_heads.ts";
 
 const encoder = new TextEncoder();
 
@@ -118,16 +119,6 @@ async function discovery(server: ServerProcess): Promise<{ key: string; treeHead
   return { key: document.receiptSigning.publicKey, treeHead: document.endpoints.treeHead };
 }
 
-async function submit(url: string, body: string): Promise<void> {
-  const response = await fetch(url + "/beacon/0.1/submissions", {
-    method: "POST",
-    headers: { "content-type": "text/plain; charset=utf-8" },
-    body,
-  });
-  const answer = await response.text();
-  assertStrictEquals(response.status, 202, answer);
-}
-
 /** The published head, asked for until it covers `size` rows (no clock: the test's own bound). */
 async function headCovering(treeHeadUrl: string, size: number): Promise<PublishedHead> {
   while (true) {
@@ -143,9 +134,18 @@ async function headCovering(treeHeadUrl: string, size: number): Promise<Publishe
   }
 }
 
-async function checkpointSizes(databaseUrl: string): Promise<number[]> {
-  return (await query(databaseUrl, "SELECT tree_size FROM checkpoints ORDER BY seq"))
-    .map((row) => Number(row.tree_size));
+/** One plain-text submission through an in-process Beacon's handler; expects `202`. */
+async function submitInProcess(beacon: Beacon, body: string): Promise<void> {
+  const response = await beacon.fetch(
+    new Request("http://127.0.0.1/beacon/0.1/submissions", {
+      method: "POST",
+      headers: { "content-type": "text/plain; charset=utf-8" },
+      body,
+    }),
+    { remoteAddress: "192.0.2.1" },
+  );
+  const answer = await response.text();
+  assertStrictEquals(response.status, 202, answer);
 }
 
 /** Heads of one key: one per tree size, in growing order, including every size in `sizes`. */
@@ -404,16 +404,7 @@ Deno.test("a server started on a damaged store signs nothing over the damage", a
       onError: (error) => errors.push((error as Error).name),
     });
     await beacon.ready();
-    const response = await beacon.fetch(
-      new Request("http://127.0.0.1/beacon/0.1/submissions", {
-        method: "POST",
-        headers: { "content-type": "text/plain; charset=utf-8" },
-        body: "after the damage",
-      }),
-      { remoteAddress: "192.0.2.1" },
-    );
-    assertStrictEquals(response.status, 202, "the intake keeps working");
-    await response.body?.cancel();
+    await submitInProcess(beacon, "after the damage"); // the intake keeps working
     await beacon.close();
     assertEquals(errors, ["TreeHeadRefused"], "reported once, by name");
     assertEquals(await checkpointSizes(database.url), [3], "no head vouches for the damage");
@@ -457,16 +448,7 @@ Deno.test("on a real sqld, two Beacons sign heads that verify, one per tree size
     const second = open();
     await second.ready();
     for (const [beacon, body] of [[first, "a"], [second, "b"], [first, "c"]] as const) {
-      const response = await beacon.fetch(
-        new Request("http://127.0.0.1/beacon/0.1/submissions", {
-          method: "POST",
-          headers: { "content-type": "text/plain; charset=utf-8" },
-          body,
-        }),
-        { remoteAddress: "192.0.2.1" },
-      );
-      assertStrictEquals(response.status, 202);
-      await response.body?.cancel();
+      await submitInProcess(beacon, body);
     }
     await Promise.all([first.close(), second.close()]);
     // The second start may have found the first row unsigned and signed it: heads only grow.

@@ -4,33 +4,13 @@
  * --trust <published key>` exits 0), and workerd signs none, since nothing may outlive a request
  * there (docs/deploy.md, "Cloudflare Workers"), while still serving the route.
  */
-import { createClient } from "@libsql/client";
 import { type RuntimeName, startRuntime } from "../../scripts/runtimes.ts";
 import { assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { review } from "../support/review.ts";
 import { startSqld } from "../support/sqld.ts";
+import { checkpointSizes, submitText as submit } from "../support/tree_heads.ts";
 
 const LOOPBACK = { PORT: "0", BEACON_HOSTNAME: "127.0.0.1", BEACON_LOG: "off" };
-
-async function submit(url: string, body: string): Promise<void> {
-  const response = await fetch(url + "/beacon/0.1/submissions", {
-    method: "POST",
-    headers: { "content-type": "text/plain; charset=utf-8" },
-    body,
-  });
-  const answer = await response.text();
-  assertStrictEquals(response.status, 202, answer);
-}
-
-async function checkpointSizes(url: string): Promise<number[]> {
-  const client = createClient({ url, intMode: "number" });
-  try {
-    const rows = (await client.execute("SELECT tree_size FROM checkpoints ORDER BY seq")).rows;
-    return rows.map((row) => Number(row.tree_size));
-  } finally {
-    client.close();
-  }
-}
 
 for (const runtime of ["node", "bun"] as RuntimeName[]) {
   Deno.test(`${runtime}: a graceful stop signs the head, and verify --trust exits 0`, async () => {
