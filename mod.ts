@@ -422,7 +422,9 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       const { store, intake } = await opening;
       guard?.stop(); // set by an open that was still running
       // The last head covers every row the stopped server acknowledged, unless the file changed.
-      await treeHeads?.stop(guard?.tripped === undefined);
+      const schedule = treeHeads;
+      treeHeads = undefined; // a second close() signs nothing more
+      await schedule?.stop(guard?.tripped === undefined);
       await store.close();
       intake.close();
     },
