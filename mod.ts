@@ -36,6 +36,12 @@ import { createDoor } from "./src/middleware/door.ts";
 import type { ListenerScheme } from "./src/http/target.ts";
 import { embeddedFilePath, isEmbedded } from "./src/store/client.ts";
 import { type FileChange, type FileGuard, guardDatabaseFile } from "./src/store/file_guard.ts";
+import {
+  DEFAULT_CHECKPOINT_INTERVAL_MS,
+  scheduleTreeHeads,
+  type TreeHeadSchedule,
+  TreeHeadSigner,
+} from "./src/tree_heads.ts";
 
 export type { DatabaseConfig } from "./src/store/client.ts";
 export type { Outcome, RequestLogEntry } from "./src/middleware/request_log.ts";
@@ -103,6 +109,12 @@ export interface BeaconOptions {
    * form), or the seed's bytes. Default: a key generated once and kept in the database.
    */
   signingKey?: string | Uint8Array;
+  /**
+   * How often a signed tree head (a checkpoint over every submission, src/tree_heads.ts) is
+   * signed while the log grows, in milliseconds; one is also signed at start when the log grew and
+   * at `close()`. `"off"`: the Beacon signs none (Workers). Default 5 minutes.
+   */
+  checkpointIntervalMs?: number | "off";
   /** Clock in epoch milliseconds (tests pass a fake one). Default `Date.now`. */
   now?: () => number;
   /** Randomness source (tests may pass a seeded one). Default `crypto.getRandomValues`. */
@@ -291,6 +303,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   let guard: FileGuard | undefined;
   let storeRef: SubmissionStore | undefined;
   let cardKey: SigningKey | undefined;
+  let treeHeads: TreeHeadSchedule | undefined;
   /** The opened Beacon's handler, once there is one. */
   let handler: ReturnType<typeof buildHandler> | undefined;
   const open = () => {
@@ -310,6 +323,15 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       guard = await guardFile(options.database ?? DEFAULTS.database, options.onError);
       storeRef = store;
       cardKey = signingKey;
+      const treeHeadSigner = new TreeHeadSigner({
+        statements: store.statements,
+        key: signingKey,
+        now,
+      });
+      const interval = options.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS;
+      if (interval !== "off") {
+        treeHeads = scheduleTreeHeads(treeHeadSigner, interval, options.onError);
+      }
       const intake = new Intake({
         store,
         now,
@@ -346,6 +368,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         now,
         origin: (_request, url) => publicOrigin ?? url.origin,
         documents,
+        treeHead: () => treeHeadSigner.latest(),
         door,
         onError: options.onError,
       });
@@ -401,6 +424,10 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       if (opening === undefined) return;
       const { store, intake } = await opening;
       guard?.stop(); // set by an open that was still running
+      // The last head covers every row the stopped server acknowledged, unless the file changed.
+      const schedule = treeHeads;
+      treeHeads = undefined; // a second close() signs nothing more
+      await schedule?.stop(guard?.tripped === undefined);
       await store.close();
       intake.close();
     },

@@ -40,9 +40,12 @@ import {
   SCHEMA_PATH,
   STATUS_PATH,
   SUBMIT_PATH,
+  TREE_HEAD_PATH,
 } from "./routes.ts";
 import { submitHandler } from "./native/submit.ts";
 import { statusHandler } from "./native/status.ts";
+import { treeHeadHandler } from "./native/tree_head.ts";
+import type { SignedTreeHead } from "./tree_heads.ts";
 import { a2aHandler } from "./a2a/endpoint.ts";
 import { SERVED_DOC_FILES, type ServedDoc } from "./native/docs.ts";
 import { HOME_CONTENT_TYPE, homePage } from "./native/home.ts";
@@ -68,6 +71,8 @@ export interface HandlerParts {
     jwks: CachedDocument;
     docs: Readonly<Record<ServedDoc, CachedDocument>>;
   }>;
+  /** The latest signed tree head of the Beacon's key (src/tree_heads.ts). */
+  readonly treeHead: () => Promise<SignedTreeHead | undefined>;
   /** The one way out: hardening headers and the request log line. */
   readonly door: Door;
   readonly onError?: (error: unknown) => void;
@@ -146,6 +151,11 @@ export function buildHandler(
       name: "native.status",
       path: STATUS_PATH.replace("{id}", ":id"),
       methods: { GET: chain([statusLimited], statusHandler(parts.intake)) },
+    },
+    {
+      name: "native.tree_head",
+      path: TREE_HEAD_PATH,
+      methods: { GET: chain([statusLimited], treeHeadHandler(parts.treeHead)) },
     },
     // Some clients append a slash to the card's interface URL; both spellings are the endpoint.
     { name: "a2a", path: A2A_PATH, methods: { POST: a2a } },

@@ -13,6 +13,8 @@ export const DISCOVERY_PATH = "/.well-known/autonomous-agent";
 export const SUBMIT_PATH = "/beacon/0.1/submissions";
 /** The native status endpoint, a URI template (RFC 6570 level 1) with `{id}`. */
 export const STATUS_PATH = "/beacon/0.1/submissions/{id}";
+/** The latest signed tree head of the submissions log (src/native/tree_head.ts). */
+export const TREE_HEAD_PATH = "/beacon/0.1/tree-head";
 /** The served message schema. */
 export const SCHEMA_PATH = "/schemas/message.schema.json";
 /** The A2A agent card (A2A 1.0.1 §8.2). */

@@ -12,6 +12,7 @@ import {
   SCHEMA_PATH,
   STATUS_PATH,
   SUBMIT_PATH,
+  TREE_HEAD_PATH,
 } from "../routes.ts";
 import { formatRateLimit, type RateLimit } from "../limits/rate.ts";
 import { docUrl } from "./docs.ts";
@@ -63,6 +64,8 @@ export function discoveryDocument(facts: DiscoveryFacts): Record<string, unknown
     endpoints: {
       submit: origin + SUBMIT_PATH,
       status: origin + STATUS_PATH,
+      // The latest signed tree head, for monitors that keep heads outside the database.
+      treeHead: origin + TREE_HEAD_PATH,
     },
     accepts: ["application/json", "text/plain; charset=utf-8"],
     messageSchema: origin + SCHEMA_PATH,

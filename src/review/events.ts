@@ -8,6 +8,13 @@
 import type { Client } from "@libsql/client";
 import type { Schema } from "./database.ts";
 import { nullableString, query, type ReviewStatus } from "./queries.ts";
+import {
+  CHECKPOINT_COLUMNS,
+  checkpointFromRow,
+  type CheckpointRow,
+} from "../signing/checkpoint.ts";
+
+export type { CheckpointRow };
 
 /** One appended review event. */
 export interface ReviewEvent {
@@ -32,22 +39,6 @@ export interface ReviewEvent {
   readonly supersedes: number | null;
   /** The `number` of that earlier event in the same history. */
   readonly supersedesNumber: number | null;
-}
-
-/** One recorded checkpoint. */
-export interface CheckpointRow {
-  /** Order of appending. */
-  readonly seq: number;
-  /** Submissions covered, from the first in `seq` order. */
-  readonly treeSize: number;
-  /** RFC 6962 root over them, 64 lowercase hex digits. */
-  readonly rootHash: string;
-  /** ISO 8601 UTC time it was made. */
-  readonly createdAt: string;
-  /** Ed25519 signature (signing/checkpoint.ts), unpadded base64url. */
-  readonly signature: string;
-  /** The signer's raw public key, unpadded base64url. */
-  readonly publicKey: string;
 }
 
 function toEvent(row: Record<string, unknown>): Omit<ReviewEvent, "number" | "supersedesNumber"> {
@@ -145,15 +136,8 @@ export async function checkpoints(client: Client, schema: Schema): Promise<Check
   if (!schema.checkpoints) return [];
   const rows = await query(
     client,
-    "SELECT seq, tree_size, root_hash, created_at, signature, public_key FROM checkpoints ORDER BY seq",
+    `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints ORDER BY seq`,
     [],
   );
-  return rows.map((row) => ({
-    seq: Number(row.seq),
-    treeSize: Number(row.tree_size),
-    rootHash: String(row.root_hash),
-    createdAt: String(row.created_at),
-    signature: String(row.signature),
-    publicKey: String(row.public_key),
-  }));
+  return rows.map(checkpointFromRow);
 }

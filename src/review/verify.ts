@@ -340,8 +340,9 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
       if (tree.size > 0 && recorded.length === 0 && external.length === 0) {
         await say(
           "FAILED: no checkpoint and no --root covers these submissions, so nothing shows they " +
-            "were not changed; the holder of the signing key must run verify with " +
-            "BEACON_SIGNING_KEY to sign the first checkpoint",
+            "were not changed; the server signs one at a graceful stop and every " +
+            "BEACON_CHECKPOINT_INTERVAL (unless it is off), or the holder of the signing key " +
+            "runs verify with BEACON_SIGNING_KEY",
         );
         return 1;
       }

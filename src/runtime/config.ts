@@ -17,6 +17,7 @@
  * | `BEACON_TRUSTED_PROXIES` | reverse proxies whose forwarding headers count | `0` |
  * | `BEACON_SOURCE_SALT` | hex salt (≥ 16 bytes) for source hashes | stored in the database |
  * | `BEACON_SIGNING_KEY` | base64url Ed25519 seed that signs receipts | stored in the database |
+ * | `BEACON_CHECKPOINT_INTERVAL` | `30s`, `5m`, `1h` (1 s to 24 h) or `off`: how often a tree head is signed while the log grows | `5m` |
  * | `BEACON_WRITER_THREAD` | `on`: commit an embedded database on a Web Worker thread | `off` |
  * | `BEACON_LOG` | `on` (one JSON line per request) or `off` | `on` |
  *
@@ -42,6 +43,7 @@ export const ENVIRONMENT_VARIABLES = [
   "BEACON_TRUSTED_PROXY_HEADER",
   "BEACON_SOURCE_SALT",
   "BEACON_SIGNING_KEY",
+  "BEACON_CHECKPOINT_INTERVAL",
   "BEACON_LOG",
   "BEACON_WRITER_THREAD",
   "BEACON_DATABASE_TIMEOUT_MS",
@@ -139,6 +141,23 @@ function integer(name: string, text: string, min: number, max: number): number {
   return Number(text);
 }
 
+const INTERVAL_UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `BEACON_CHECKPOINT_INTERVAL`: `off`, or a whole number of `s`, `m` or `h` from 1 s to 24 h. */
+function checkpointIntervalMs(text: string): number | "off" {
+  const trimmed = text.trim().toLowerCase();
+  if (trimmed === "off") return "off";
+  const match = /^([1-9][0-9]{0,5})([smh])$/.exec(trimmed);
+  const ms = match === null ? NaN : Number(match[1]) * INTERVAL_UNITS[match[2]];
+  if (!(ms >= 1000 && ms <= 86_400_000)) {
+    throw new StartupError(
+      'Cannot start: BEACON_CHECKPOINT_INTERVAL must be "off" or a duration from 1s to 24h ' +
+        'like "30s", "5m" or "1h"',
+    );
+  }
+  return ms;
+}
+
 /**
  * Resolves the configuration from `read(name)`. Throws a {@linkcode StartupError} whose message
  * names the variable and the accepted values.
@@ -215,6 +234,10 @@ export function configFromEnvironment(read: (name: string) => string | undefined
         `Cannot start: ${(error as Error).message.replace(/^Cannot use /, "")}`,
       );
     }
+  }
+  const checkpointInterval = get("BEACON_CHECKPOINT_INTERVAL");
+  if (checkpointInterval !== undefined) {
+    options.checkpointIntervalMs = checkpointIntervalMs(checkpointInterval);
   }
   const writerThread = get("BEACON_WRITER_THREAD") ?? "off";
   if (writerThread !== "on" && writerThread !== "off") {

@@ -69,6 +69,9 @@ export function beaconFromEnv(env: WorkerEnv): Beacon {
   return beaconForServer(config, {
     // Every request sends its own queries: see `serve` below and DatabaseConfig.concurrency.
     database: { url, authToken: config.options.database?.authToken, concurrency: Infinity },
+    // No timer outlives a request here, and close() never runs: tree heads are signed elsewhere
+    // (docs/deploy.md, "Workers").
+    checkpointIntervalMs: "off",
   });
 }
 

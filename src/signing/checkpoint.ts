@@ -2,7 +2,9 @@
  * Signed checkpoints: a Merkle tree head (RFC 6962 §2.1, see `merkle.ts`) over the
  * first `treeSize` submissions, signed by the Beacon's key, in the spirit of the signed tree head
  * of Certificate Transparency (RFC 6962 §3.5). A checkpoint commits to every submission it
- * covers: changing, removing or reordering any of them changes the root.
+ * covers: changing, removing or reordering any of them changes the root. The server signs them
+ * itself (`src/tree_heads.ts`) and publishes the latest at `/beacon/0.1/tree-head`; `review
+ * verify` signs one too when it is given `BEACON_SIGNING_KEY`.
  *
  * ## Signed bytes
  *
@@ -42,6 +44,42 @@ export interface CheckpointFields {
   readonly rootHash: string;
   /** ISO 8601 UTC time the checkpoint was made. */
   readonly createdAt: string;
+}
+
+/** A checkpoint as recorded in the `checkpoints` table: the signed fields, signature and key. */
+export interface CheckpointRow extends CheckpointFields {
+  /** Order of appending (the table's `seq`). */
+  readonly seq: number;
+  /** Ed25519 signature over {@linkcode canonicalCheckpointBytes}, unpadded base64url. */
+  readonly signature: string;
+  /** The signer's raw public key, unpadded base64url. */
+  readonly publicKey: string;
+}
+
+/** The columns a {@linkcode CheckpointRow} is read from, in `SELECT` form. */
+export const CHECKPOINT_COLUMNS = "seq, tree_size, root_hash, created_at, signature, public_key";
+
+/**
+ * A row of `checkpoints` (selected with {@linkcode CHECKPOINT_COLUMNS}) as a checkpoint.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkpointFromRow } from "./checkpoint.ts";
+ *
+ * const row = { seq: 1, tree_size: 0, root_hash: "r", created_at: "t", signature: "s", public_key: "k" };
+ * assert.equal(checkpointFromRow(row).treeSize, 0);
+ * ```
+ */
+export function checkpointFromRow(row: Record<string, unknown>): CheckpointRow {
+  return {
+    seq: Number(row.seq),
+    treeSize: Number(row.tree_size),
+    rootHash: String(row.root_hash),
+    createdAt: String(row.created_at),
+    signature: String(row.signature),
+    publicKey: String(row.public_key),
+  };
 }
 
 const ROOT_HASH = /^[0-9a-f]{64}$/;

@@ -47,8 +47,11 @@ export {
 } from "./receipt.ts";
 export {
   canonicalCheckpointBytes,
+  CHECKPOINT_COLUMNS,
   CHECKPOINT_CONTEXT,
   type CheckpointFields,
+  checkpointFromRow,
+  type CheckpointRow,
   signCheckpoint,
   verifyCheckpoint,
 } from "./checkpoint.ts";

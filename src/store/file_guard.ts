@@ -66,7 +66,7 @@ async function statter(): Promise<Stat> {
 }
 
 /** Keeps a timer from holding the process open (Node and Bun timers, and Deno's numbers). */
-function unref(timer: ReturnType<typeof setInterval>): void {
+export function unref(timer: ReturnType<typeof setInterval>): void {
   if (typeof timer === "object" && timer !== null && "unref" in timer) {
     (timer as { unref(): void }).unref();
     return;

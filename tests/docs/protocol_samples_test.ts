@@ -1,6 +1,6 @@
 /**
  * The verification programs printed in docs/protocol-0.1.md (§6.3 for a single receipt, §6.4 for
- * a batch receipt with its inclusion proof) are run exactly as printed, on Deno and on Node.js: a
+ * a batch receipt with its inclusion proof, §6.5 for a signed tree head) are run exactly as printed, on Deno and on Node.js: a
  * reader who copies one gets `true`, and a receipt with one signed field changed gets `false`.
  * A sample that drifted from the format would fail here before it failed a reader.
  */
@@ -51,6 +51,24 @@ for (const runtime of ["deno", "node"] as const) {
     const program = await sample("### 6.3");
     assertEquals(await run(runtime, program), "true");
     assertEquals(await run(runtime, tampered(program, `"size": 49`, `"size": 50`)), "false");
+  });
+
+  Deno.test(`protocol §6.5: the tree-head sample prints true on ${runtime}, false when tampered`, async () => {
+    const program = await sample("### 6.5");
+    assertEquals(await run(runtime, program), "true");
+    // A signed member, and a head naming another key than the one recorded, each break it.
+    assertEquals(await run(runtime, tampered(program, `"treeSize": 3`, `"treeSize": 2`)), "false");
+    assertEquals(
+      await run(
+        runtime,
+        tampered(
+          program,
+          `"publicKey": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"`,
+          `"publicKey": "A${"A".repeat(42)}"`,
+        ),
+      ),
+      "false",
+    );
   });
 
   Deno.test(`protocol §6.4: the batch-receipt sample prints true on ${runtime}, false when tampered`, async () => {

@@ -111,6 +111,10 @@ const CASES: Case[] = [
     expect:
       /^Cannot start: the database file "\/proc\/x\/beacon.db" \(BEACON_DATABASE_URL\) cannot be opened or created: \S/,
   },
+  {
+    env: { BEACON_CHECKPOINT_INTERVAL: "5 minutes" },
+    expect: /^Cannot start: BEACON_CHECKPOINT_INTERVAL must be "off" or a duration/,
+  },
 ];
 
 for (const entry of ENTRIES) {

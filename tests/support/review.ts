@@ -84,18 +84,20 @@ export function message(fields: Record<string, unknown>, from?: string): Sample 
 
 /**
  * Submits the samples in order through the real handler into `database`, one at a time so
- * `seq` follows the array, and returns the receipts.
+ * `seq` follows the array, and returns the receipts. The Beacon signs no tree heads of its own
+ * unless `treeHeads` is true, so a test controls every checkpoint `verify` finds.
  */
 export async function fill(
   database: Pick<TempDatabase, "url">,
   samples: readonly Sample[],
-  options: { now?: () => number; signingKey?: string } = {},
+  options: { now?: () => number; signingKey?: string; treeHeads?: boolean } = {},
 ): Promise<Record<string, unknown>[]> {
   const beacon = createBeacon({
     database: { url: database.url },
     rateLimit: "off",
     now: options.now,
     signingKey: options.signingKey,
+    checkpointIntervalMs: options.treeHeads === true ? undefined : "off",
   });
   const receipts: Record<string, unknown>[] = [];
   try {

@@ -1,0 +1,290 @@
+/**
+ * The server signs its own tree heads: signed checkpoints (src/signing/checkpoint.ts, the table
+ * `checkpoints`) over the submissions in `seq` order, so that `review verify --trust <published
+ * key>` passes on a healthy install without anyone holding the private key by hand. A checkpoint
+ * is the Beacon's signed tree head, in the spirit of RFC 6962 §3.5 / RFC 9162 §4.10: tree size,
+ * RFC 6962 §2.1 root, time, Ed25519 signature under the `beacon/0.1 checkpoint` prefix.
+ *
+ * When a head is signed:
+ *
+ * - at start, once the database is open, when the log grew since the last head this key signed;
+ * - every `intervalMs` (`BEACON_CHECKPOINT_INTERVAL`, default 5 minutes) while it grows;
+ * - at graceful shutdown ({@linkcode TreeHeadSchedule.stop}, called by `Beacon.close()`).
+ *
+ * The tree is built once per process: the first signing reads every row's four leaf columns in
+ * keyset pages (O(n) reads, O(log n) memory: {@linkcode MerkleAccumulator}); later ones read only
+ * the rows after it. While it reads, it checks what it is about to vouch for: `seq` without gaps,
+ * and the root at every recorded checkpoint's size equal to that checkpoint's root. If either
+ * fails, the store is known to be inconsistent (rows changed, inserted or removed under a head):
+ * it never signs again in this process (a signature would vouch for the damage) and reports one
+ * `TreeHeadRefused` error. Content digests are `review verify`'s to check: the tree commits to
+ * each row's digest, not its bytes.
+ *
+ * Several instances on one database: the insert is one statement that appends only when no head
+ * of this key already covers this size or more (`WHERE NOT EXISTS`), so concurrent signers add at
+ * most one head per size, and heads of one key never go backwards. `review verify` accepts any
+ * number of heads as long as each root matches.
+ *
+ * The timer is unref'd: it never keeps a process alive. On Workers nothing is scheduled (the
+ * entry turns the interval off): work left after a response is cancelled there, and the first
+ * signing's full read is more than a request should carry (docs/deploy.md).
+ *
+ * @module
+ */
+import { hex } from "./bytes.ts";
+import {
+  CHECKPOINT_COLUMNS,
+  type CheckpointFields,
+  checkpointFromRow,
+  type CheckpointRow,
+  signCheckpoint,
+} from "./signing/checkpoint.ts";
+import type { SigningKey } from "./signing/key.ts";
+import { leafHash, MerkleAccumulator, submissionLeafData } from "./signing/merkle.ts";
+import type { SubmissionStore } from "./store/store.ts";
+import { unref } from "./store/file_guard.ts";
+
+/** Default of `BEACON_CHECKPOINT_INTERVAL`: a head at most five minutes behind the log. */
+export const DEFAULT_CHECKPOINT_INTERVAL_MS = 5 * 60 * 1000;
+
+/**
+ * Rows read and hashed per step while the tree is built. Hashing is synchronous (tens of
+ * microseconds a row), so a step is kept short and followed by a macrotask yield: requests are
+ * served between steps instead of waiting for the whole first read.
+ */
+const PAGE_ROWS = 500;
+
+/** Lets timers and I/O run: an embedded read resolves at once, so `await` alone never yields. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** A signed tree head as recorded in `checkpoints` and published at `/beacon/0.1/tree-head`. */
+export type SignedTreeHead = CheckpointRow;
+
+/** Thrown inside the signer (and passed to `onError`) when the store cannot be vouched for. */
+export class TreeHeadRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TreeHeadRefused";
+  }
+}
+
+/** What {@linkcode TreeHeadSigner} needs. */
+export interface TreeHeadSignerOptions {
+  /** One statement at a time with a deadline (`SubmissionStore.statements`). */
+  readonly statements: SubmissionStore["statements"];
+  /** The Beacon's signing key. */
+  readonly key: Pick<SigningKey, "privateKey" | "publicKey">;
+  /** Clock for `createdAt`. */
+  readonly now: () => number;
+}
+
+/**
+ * Signs tree heads over the submissions; one signing at a time. Not a timer: see
+ * {@linkcode scheduleTreeHeads}.
+ */
+export class TreeHeadSigner {
+  readonly #options: TreeHeadSignerOptions;
+  readonly #tree = new MerkleAccumulator();
+  /** Roots recorded in checkpoints for sizes the tree has not reached yet. */
+  readonly #expected = new Map<number, Set<string>>();
+  /** The last checkpoint `seq` read, so each is read once. */
+  #checkpointsRead = 0;
+  /** The largest size a head of this key covers, as far as this process knows. */
+  #signedSize = -1;
+  #refused: TreeHeadRefused | undefined;
+  #running: Promise<SignedTreeHead | undefined> | undefined;
+
+  constructor(options: TreeHeadSignerOptions) {
+    this.#options = options;
+  }
+
+  /** Why this signer stopped signing, once it found the store inconsistent. */
+  get refused(): TreeHeadRefused | undefined {
+    return this.#refused;
+  }
+
+  /**
+   * Brings the tree up to the last committed row and, when it grew past every head of this key,
+   * signs and appends a new head. A call while one runs joins it.
+   *
+   * @returns The head appended by this call, or undefined when none was needed (or another
+   *   instance appended one for the same size first).
+   * @throws {TreeHeadRefused} When the store is inconsistent (and on every later call).
+   * @throws {StorageError} When the database fails; the next call resumes where this one stopped.
+   */
+  sign(): Promise<SignedTreeHead | undefined> {
+    this.#running ??= this.#sign().finally(() => this.#running = undefined);
+    return this.#running;
+  }
+
+  /** The latest head of this key in the database (any instance's), or undefined. */
+  async latest(): Promise<SignedTreeHead | undefined> {
+    const rows = await this.#options.statements.run(
+      `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE public_key = :key ` +
+        "ORDER BY seq DESC LIMIT 1",
+      { key: this.#options.key.publicKey },
+    );
+    return rows[0] === undefined ? undefined : checkpointFromRow(rows[0]);
+  }
+
+  async #sign(): Promise<SignedTreeHead | undefined> {
+    if (this.#refused !== undefined) throw this.#refused;
+    try {
+      // Checkpoints first, rows second: every row a checkpoint read here covers is committed,
+      // so the rows read next reach its size unless rows were removed.
+      await this.#readCheckpoints();
+      await this.#readRows();
+      const short = [...this.#expected.keys()].find((size) => size > this.#tree.size);
+      if (short !== undefined) {
+        throw new TreeHeadRefused(
+          `a checkpoint covers ${short} submissions but only ${this.#tree.size} exist`,
+        );
+      }
+    } catch (error) {
+      if (error instanceof TreeHeadRefused) this.#refused = error;
+      throw error;
+    }
+    if (this.#tree.size === 0 || this.#tree.size <= this.#signedSize) return undefined;
+    const { key, now, statements } = this.#options;
+    const fields: CheckpointFields = {
+      treeSize: this.#tree.size,
+      rootHash: hex(this.#tree.root()),
+      createdAt: new Date(now()).toISOString(),
+    };
+    const signature = await signCheckpoint(key, fields);
+    const inserted = await statements.run(
+      "INSERT INTO checkpoints (tree_size, root_hash, created_at, signature, public_key) " +
+        "SELECT :size, :root, :createdAt, :signature, :key WHERE NOT EXISTS " +
+        "(SELECT 1 FROM checkpoints WHERE public_key = :key AND tree_size >= :size) RETURNING seq",
+      {
+        size: fields.treeSize,
+        root: fields.rootHash,
+        createdAt: fields.createdAt,
+        signature,
+        key: key.publicKey,
+      },
+    );
+    this.#signedSize = fields.treeSize;
+    if (inserted[0] === undefined) return undefined; // another instance covered it first
+    return { ...fields, seq: Number(inserted[0].seq), signature, publicKey: key.publicKey };
+  }
+
+  async #readCheckpoints(): Promise<void> {
+    const rows = await this.#options.statements.run(
+      "SELECT seq, tree_size, root_hash, public_key FROM checkpoints WHERE seq > :after " +
+        "ORDER BY seq",
+      { after: this.#checkpointsRead },
+    );
+    const root = rows.length > 0 ? hex(this.#tree.root()) : "";
+    for (const row of rows) {
+      const size = Number(row.tree_size);
+      const rootHash = String(row.root_hash);
+      this.#checkpointsRead = Number(row.seq);
+      if (String(row.public_key) === this.#options.key.publicKey) {
+        this.#signedSize = Math.max(this.#signedSize, size);
+      }
+      if (size === this.#tree.size && rootHash !== root) this.#mismatch(Number(row.seq), size);
+      // A head for a size already passed cannot be checked without the tree's history: it was
+      // signed by another instance after this one read past it. `review verify` checks it.
+      if (size > this.#tree.size) {
+        this.#expected.set(size, (this.#expected.get(size) ?? new Set()).add(rootHash));
+      }
+    }
+  }
+
+  async #readRows(): Promise<void> {
+    while (true) {
+      const rows = await this.#options.statements.run(
+        "SELECT seq, id, received_at, digest FROM submissions WHERE seq > :after " +
+          "ORDER BY seq LIMIT :limit",
+        { after: this.#tree.size, limit: PAGE_ROWS },
+      );
+      for (const row of rows) {
+        const seq = Number(row.seq);
+        if (seq !== this.#tree.size + 1) {
+          throw new TreeHeadRefused(`submission ${this.#tree.size + 1} is missing`);
+        }
+        let leaf: Uint8Array;
+        try {
+          leaf = submissionLeafData({
+            seq,
+            id: String(row.id),
+            receivedAt: String(row.received_at),
+            digest: String(row.digest),
+          });
+        } catch {
+          throw new TreeHeadRefused(`submission ${seq} cannot be encoded as a leaf`);
+        }
+        this.#tree.append(leafHash(leaf));
+        const expected = this.#expected.get(seq);
+        if (expected !== undefined) {
+          this.#expected.delete(seq);
+          const root = hex(this.#tree.root());
+          for (const rootHash of expected) if (rootHash !== root) this.#mismatch(undefined, seq);
+        }
+      }
+      if (rows.length < PAGE_ROWS) return;
+      await yieldToEventLoop();
+    }
+  }
+
+  #mismatch(checkpoint: number | undefined, size: number): never {
+    throw new TreeHeadRefused(
+      `${checkpoint === undefined ? "a checkpoint" : `checkpoint ${checkpoint}`} records a ` +
+        `root for ${size} submissions that the stored rows no longer give`,
+    );
+  }
+}
+
+/** A running schedule of tree heads. */
+export interface TreeHeadSchedule {
+  /**
+   * Stops the timer, waits for a signing in progress, then signs a final head when `finalHead`
+   * (a graceful shutdown on a database still trusted). Never rejects: failures go to `onError`.
+   */
+  stop(finalHead: boolean): Promise<void>;
+}
+
+/**
+ * Signs a head now (the start), then every `intervalMs`, on an unref'd timer; failures are
+ * reported through `onError` (a refusal once) and never stop the Beacon.
+ *
+ * @param signer The signer.
+ * @param intervalMs Time between signings.
+ * @param onError Receives storage errors and the refusal.
+ * @returns The schedule.
+ */
+export function scheduleTreeHeads(
+  signer: TreeHeadSigner,
+  intervalMs: number,
+  onError: ((error: unknown) => void) | undefined,
+): TreeHeadSchedule {
+  let reported = false;
+  const attempt = async () => {
+    if (reported) return; // refused: nothing more to sign in this process
+    try {
+      await signer.sign();
+    } catch (error) {
+      reported = error instanceof TreeHeadRefused;
+      onError?.(error);
+    }
+  };
+  let busy = true;
+  const run = () => {
+    busy = true;
+    return attempt().finally(() => busy = false);
+  };
+  let current = run();
+  // A tick while a signing runs (a slow first read) is skipped, never queued behind it.
+  const timer = setInterval(() => {
+    if (!busy) current = run();
+  }, intervalMs);
+  unref(timer);
+  return {
+    async stop(finalHead) {
+      clearInterval(timer);
+      await current;
+      if (finalHead) await attempt();
+    },
+  };
+}
