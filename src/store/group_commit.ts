@@ -190,6 +190,9 @@ export class GroupCommitter<T, R = void> {
    */
   async #lead(own: Pending<T, R>): Promise<void> {
     try {
+      // The deadline timer may not have run (a thread blocked by a synchronous commit): nothing
+      // past its deadline may be sent, so the queue is swept here too.
+      this.#expire(Date.now());
       if (own.state !== QUEUED) return; // answered at its deadline before it could lead
       const batch = this.#queue.splice(0, this.#maxBatch);
       for (const pending of batch) pending.state = SENT;
