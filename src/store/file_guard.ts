@@ -1,27 +1,58 @@
 /**
- * Notices an operator fault SQLite cannot: the embedded database file removed or replaced under
- * a running Beacon. An open SQLite connection keeps writing to the file it opened (POSIX keeps an
- * unlinked file alive while a descriptor is open), so after `rm beacon.db*` or
- * `mv other.db beacon.db` every commit still succeeds, into a file nobody will ever open again,
- * and each receipt is a lie (issue 10, finding 6). The guard compares the device and inode at the
- * database's path with the ones it saw when the Beacon opened it, and notices the WAL file
- * vanishing, on a timer; once either happens it stays tripped, so the Beacon stops acknowledging
- * until it is restarted on a database it can trust.
+ * Notices operator faults SQLite cannot: the files of the embedded database removed, replaced or
+ * overwritten under a running Beacon. An open SQLite connection keeps writing to the file it
+ * opened (POSIX keeps an unlinked file alive while a descriptor is open), so after `rm beacon.db*`
+ * or `mv other.db beacon.db` every commit still succeeds, into a file nobody will ever open again,
+ * and each receipt is a lie (issue 10, finding 6). On a timer the guard compares, with what it saw
+ * when the Beacon opened the database:
  *
- * The WAL check rests on SQLite's rule that only the last connection to close deletes the WAL
- * (sqlite.org/wal.html §"Persistence of WAL mode"): the Beacon keeps its connection open for its
- * whole life, so a WAL that was there and is gone was removed by someone else. (A WAL replaced by
- * another file is not detected: SQLite keeps using the one it has open, which loses no data the
- * database file would not show.)
+ * - the device and inode of the database file, its WAL and its `-shm` index (each removed or
+ *   replaced). The `-shm` file is the shared-memory index every connection to a WAL database
+ *   coordinates through (sqlite.org/walformat.html §"The wal-index or shm file"): a second
+ *   process that opens the database after it was removed builds a fresh one, and from then on
+ *   the two processes write over each other's WAL frames (sqlite.org/howtocorrupt.html §2.1 and
+ *   §2.4: committed transactions are lost without any error; issue 18, finding 3);
+ * - a token stored inside the database (migration 6: `database_identity`, one row per server
+ *   start, in the table's root page), read straight from the file: a file overwritten in place
+ *   (`cp backup.db beacon.db`, same inode) no longer holds it (issue 18, finding 4). The token
+ *   reaches the file at the first checkpoint after the start; until the guard has seen it
+ *   there once, it asks for that checkpoint (`settle`) at each check.
+ *
+ * Once anything changed, the guard stays tripped: the Beacon stops acknowledging until an
+ * operator restarts it on a database it can trust.
+ *
+ * The WAL and `-shm` checks rest on SQLite's rule that only the last connection to close deletes
+ * them (sqlite.org/wal.html §"Persistence of WAL mode"): the Beacon keeps its connections open
+ * for its whole life, so a file that was there and is gone was removed by someone else.
  *
  * What the timer cannot close is the interval itself: receipts issued between the fault and the
- * next check (at most `intervalMs`) were written to the old file.
+ * next check (at most `intervalMs`) may be lost. And an in-place copy of the database taken after
+ * this start holds the token too; only the inode and presence checks see such a copy.
  *
  * @module
  */
 
 /** What the guard noticed. */
-export type FileChange = "database_removed" | "database_replaced" | "wal_removed";
+export type FileChange =
+  | "database_removed"
+  | "database_replaced"
+  | "database_overwritten"
+  | "wal_removed"
+  | "wal_replaced"
+  | "shm_removed"
+  | "shm_replaced";
+
+/** Where the guard finds the running server's token in the database file. */
+export interface IdentityStamp {
+  /** The token's bytes as stored (ASCII hex text). */
+  readonly token: Uint8Array;
+  /** Byte offset of the page holding it (the root page of `database_identity`). */
+  readonly offset: number;
+  /** The page size. */
+  readonly length: number;
+  /** Asks for a checkpoint, so the page reaches the file; errors are ignored. */
+  settle(): Promise<void>;
+}
 
 /** A running guard. */
 export interface FileGuard {
@@ -39,14 +70,19 @@ export interface FileGuardOptions {
   readonly intervalMs?: number;
   /** Called once, when the guard trips. */
   readonly onChange?: (change: FileChange) => void;
+  /** The token stored inside the database by this start, to notice an in-place overwrite. */
+  readonly identity?: IdentityStamp;
 }
 
 interface Identity {
   readonly dev: number;
   readonly ino: number;
+  /** Creation time where the file system records one (0 otherwise): inode numbers are reused. */
+  readonly born: number;
 }
 
 type Stat = (path: string) => Promise<Identity | undefined>;
+type ReadAt = (path: string, offset: number, length: number) => Promise<Uint8Array>;
 
 /** Default check interval: a fault is noticed within two seconds. */
 export const GUARD_INTERVAL_MS = 2_000;
@@ -56,13 +92,54 @@ async function statter(): Promise<Stat> {
   const { stat } = await import("node:fs/promises");
   return async (path) => {
     try {
-      const { dev, ino } = await stat(path);
-      return { dev, ino };
+      const { dev, ino, birthtimeMs } = await stat(path);
+      return { dev, ino, born: birthtimeMs ?? 0 };
     } catch (error) {
       if ((error as { code?: string }).code === "ENOENT") return undefined;
       throw error;
     }
   };
+}
+
+/** Reads `length` bytes at `offset` of the file at `path`, straight from the file. */
+async function reader(): Promise<ReadAt> {
+  const { open } = await import("node:fs/promises");
+  return async (path, offset, length) => {
+    const file = await open(path, "r");
+    try {
+      const bytes = new Uint8Array(length);
+      const { bytesRead } = await file.read(bytes, 0, length, offset);
+      return bytes.subarray(0, bytesRead);
+    } finally {
+      await file.close();
+    }
+  };
+}
+
+/** Whether `needle` occurs in `haystack`. */
+function contains(haystack: Uint8Array, needle: Uint8Array): boolean {
+  const first = needle[0];
+  for (let i = haystack.indexOf(first); i !== -1; i = haystack.indexOf(first, i + 1)) {
+    if (i + needle.length > haystack.length) return false;
+    let j = 1;
+    while (j < needle.length && haystack[i + j] === needle[j]) j++;
+    if (j === needle.length) return true;
+  }
+  return false;
+}
+
+/**
+ * A one-line reason not to open the embedded database at `path` from a second process, or
+ * undefined. A WAL without its `-shm` index means a running server's index was removed (the last
+ * connection to close deletes both; a crash leaves both): opening the database now would create
+ * a fresh index beside the server's and lose writes (sqlite.org/howtocorrupt.html §2.4).
+ */
+export async function missingIndexProblem(path: string): Promise<string | undefined> {
+  const stat = await statter();
+  if (await stat(`${path}-wal`) === undefined || await stat(`${path}-shm`) !== undefined) return;
+  return `Cannot open ${path}: its WAL is there but its -shm index is not, so a running ` +
+    `server's index was removed. Stop that server first (or, if none runs, start the server ` +
+    `once: it rebuilds the index); opening it now would lose writes`;
 }
 
 /** Keeps a timer from holding the process open (Node and Bun timers, and Deno's numbers). */
@@ -101,8 +178,11 @@ export async function guardDatabaseFile(
   options: FileGuardOptions = {},
 ): Promise<FileGuard> {
   const stat = await statter();
+  const readAt = options.identity === undefined ? undefined : await reader();
   const database = await stat(path);
   let wal = await stat(`${path}-wal`);
+  let shm = await stat(`${path}-shm`);
+  let tokenSeen = false;
   let tripped: FileChange | undefined;
   let pending: Promise<FileChange | undefined> | undefined;
 
@@ -111,15 +191,40 @@ export async function guardDatabaseFile(
     tripped = change;
     options.onChange?.(change);
   };
+  const same = (a: Identity, b: Identity) =>
+    a.dev === b.dev && a.ino === b.ino && a.born === b.born;
+  /** A companion file: gone once seen is a removal, another inode a replacement. */
+  const companion = async (
+    suffix: string,
+    seen: Identity | undefined,
+    removed: FileChange,
+    replaced: FileChange,
+  ): Promise<Identity | undefined> => {
+    const now = await stat(path + suffix);
+    if (seen !== undefined && now === undefined) trip(removed);
+    else if (seen !== undefined && now !== undefined && !same(seen, now)) trip(replaced);
+    return seen ?? now; // one created after the open is guarded from then on
+  };
   const inspect = async (): Promise<FileChange | undefined> => {
     if (tripped !== undefined || database === undefined) return tripped;
     const now = await stat(path);
     if (now === undefined) trip("database_removed");
-    else if (now.dev !== database!.dev || now.ino !== database!.ino) trip("database_replaced");
-    else {
-      const walNow = await stat(`${path}-wal`);
-      if (wal !== undefined && walNow === undefined) trip("wal_removed");
-      wal ??= walNow; // a WAL created after the open is guarded from then on
+    else if (!same(now, database)) trip("database_replaced");
+    if (tripped !== undefined) return tripped;
+    wal = await companion("-wal", wal, "wal_removed", "wal_replaced");
+    shm = await companion("-shm", shm, "shm_removed", "shm_replaced");
+    const identity = options.identity;
+    if (tripped === undefined && identity !== undefined && readAt !== undefined) {
+      const holdsToken = async () =>
+        contains(await readAt(path, identity.offset, identity.length), identity.token);
+      if (await holdsToken()) tokenSeen = true;
+      else if (tokenSeen) trip("database_overwritten");
+      else {
+        // Not there yet: checkpoint, and look again at once. (A checkpoint copies only WAL
+        // frames not copied before, so once the token was seen, none writes it back.)
+        await identity.settle().catch(() => {});
+        tokenSeen = await holdsToken();
+      }
     }
     return tripped;
   };

@@ -192,6 +192,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT`,
     ],
   },
+  {
+    version: 6,
+    name: "database identity",
+    // Working state of the file guard (src/store/file_guard.ts), not a record. Each server start
+    // on an embedded file inserts a random token and keeps the newest few, so the table stays in
+    // its root page; the guard then reads that page straight from the file. A file overwritten
+    // in place (`cp backup.db beacon.db`: same inode) no longer holds the running server's
+    // token, which the inode check cannot see.
+    statements: [
+      `CREATE TABLE IF NOT EXISTS database_identity (
+        seq INTEGER PRIMARY KEY,
+        token TEXT NOT NULL UNIQUE,
+        stamped_at TEXT NOT NULL
+      ) STRICT`,
+    ],
+  },
 ];
 
 /** Applies every migration not yet recorded. Safe to call at every start. */

@@ -32,6 +32,7 @@ import {
   SUMMARY_COLUMNS,
   toSummary,
 } from "./rows.ts";
+import type { IdentityStamp } from "./file_guard.ts";
 import { RemoteConnection } from "./remote.ts";
 import { WriterThread } from "./writer_thread.ts";
 
@@ -102,6 +103,7 @@ export class SubmissionStore {
   readonly #timeoutMs: number;
   readonly #release: () => Promise<void>;
   readonly #abandonRead: (() => void) | undefined;
+  readonly #embeddedFile: boolean;
 
   private constructor(
     client: Client,
@@ -115,6 +117,8 @@ export class SubmissionStore {
       abandonRead?: () => void;
       /** Drops the connection of a commit past its deadline (remote databases). */
       abandonCommit?: () => void;
+      /** An embedded database in a file (guarded by src/store/file_guard.ts). */
+      embeddedFile?: boolean;
     },
   ) {
     this.client = client;
@@ -124,6 +128,7 @@ export class SubmissionStore {
     this.#release = parts.release;
     this.#timeoutMs = parts.timeoutMs;
     this.#abandonRead = parts.abandonRead;
+    this.#embeddedFile = parts.embeddedFile === true;
     this.#writer = new GroupCommitter(parts.commit, {
       retryAlone: isRowFault,
       timeoutMs: parts.timeoutMs,
@@ -137,7 +142,7 @@ export class SubmissionStore {
     now: () => number = Date.now,
   ): Promise<SubmissionStore> {
     const timeoutMs = config.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
-    const client = await withDeadline(openClient(config), timeoutMs);
+    const client = await withDeadline(openClient(config, { server: true }), timeoutMs);
     const opened: { close(): unknown }[] = [client];
     try {
       const applied = await withDeadline(migrate(client, now), timeoutMs);
@@ -194,6 +199,7 @@ export class SubmissionStore {
       return new SubmissionStore(client, {
         created,
         timeoutMs,
+        embeddedFile: !/(^|[?&])mode=memory(&|$)/.test(config.url),
         read: (sql, args) => connection.all(sql, args),
         commit: thread !== undefined
           ? (rows) => thread.commit(rows)
@@ -284,6 +290,46 @@ export class SubmissionStore {
       const value = rows.rows[0]?.value;
       if (!(value instanceof ArrayBuffer)) throw new Error("secret missing after insert");
       return { value: new Uint8Array(value), created: insert.rowsAffected === 1 };
+    } catch (error) {
+      throw new StorageError(error);
+    }
+  }
+
+  /**
+   * Stores a fresh random token inside an embedded database file for the file guard (migration
+   * 6), keeping the newest 16 so the table stays in its root page, and says where the guard
+   * finds it. Undefined for remote and in-memory databases.
+   */
+  async stampIdentity(
+    randomBytes: (length: number) => Uint8Array<ArrayBuffer>,
+    now: () => number,
+  ): Promise<IdentityStamp | undefined> {
+    if (!this.#embeddedFile) return undefined;
+    const token = Array.from(randomBytes(16), (byte) => byte.toString(16).padStart(2, "0"))
+      .join("");
+    try {
+      const run = (sql: string, args: (string | number)[] = []) =>
+        withDeadline(this.client.execute({ sql, args }), this.#timeoutMs);
+      await run(
+        "INSERT INTO database_identity (token, stamped_at) VALUES (?, ?)",
+        [token, new Date(now()).toISOString()],
+      );
+      await run(
+        `DELETE FROM database_identity WHERE seq NOT IN
+          (SELECT seq FROM database_identity ORDER BY seq DESC LIMIT 16)`,
+      );
+      const root = Number(
+        (await run(
+          "SELECT rootpage FROM sqlite_schema WHERE name = 'database_identity'",
+        )).rows[0]?.rootpage,
+      );
+      const pageSize = Number((await run("PRAGMA page_size")).rows[0]?.page_size);
+      return {
+        token: new TextEncoder().encode(token),
+        offset: (root - 1) * pageSize,
+        length: pageSize,
+        settle: async () => void await run("PRAGMA wal_checkpoint(PASSIVE)"),
+      };
     } catch (error) {
       throw new StorageError(error);
     }
