@@ -91,6 +91,10 @@ export class RemoteConnection {
     const pool = deno?.createHttpClient?.({});
     const init: RequestInit & { client?: DenoHttpClient } = { signal: controller.signal };
     if (pool !== undefined) init.client = pool;
+    // Bun pools connections per process and cannot be given a pool of its own: after a drop, its
+    // idle pooled connections may be dark too, and each would hold one call for one deadline.
+    // A client made after a drop therefore opens a new connection per request there.
+    else if (this.dropped > 0 && "Bun" in globalThis) init.keepalive = false;
     const send = async (request: Request): Promise<Response> => {
       if (request.method !== "POST") return fetch(request, init);
       const record: SendRecord = { status: 0, connectFailed: false };
