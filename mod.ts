@@ -443,6 +443,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       const { store, intake } = await opening;
       guard?.stop(); // set by an open that was still running
       await store.close();
+      await guard?.release(); // its descriptor of the file only once SQLite's are closed
       intake.close();
     },
   };

@@ -62,9 +62,23 @@ const pending = new Set<Pending>();
 /** Periodic checks of owners that keep many deadlines of their own (the group committer). */
 const watchers = new Set<(now: number) => boolean>();
 let sweeper: ReturnType<typeof setInterval> | undefined;
+let lastSweep = 0;
+
+/**
+ * Starts the timer, or starts it again when it has not run for five periods: Cloudflare Workers
+ * stops the timers of a request that has answered, and the timer may have been started by one.
+ * Called by every caller that sets a deadline, so a live request's call restarts it.
+ */
+function keepSweeping(now: number): void {
+  if (sweeper !== undefined && now - lastSweep < SWEEP_MS * 5) return;
+  clearInterval(sweeper);
+  sweeper = setInterval(sweep, SWEEP_MS);
+  lastSweep = now;
+}
 
 function sweep(): void {
   const now = Date.now();
+  lastSweep = now;
   for (const entry of pending) {
     if (entry.expiresAt > now) continue;
     pending.delete(entry);
@@ -82,9 +96,9 @@ function sweep(): void {
  * Calls `check(now)` on the shared deadline timer (every 100 ms) until it returns false. An owner
  * of many deadlines (one per queued write) registers once, instead of one entry per deadline.
  */
-export function watchDeadlines(check: (now: number) => boolean): void {
+export function watchDeadlines(check: (now: number) => boolean, now = Date.now()): void {
   watchers.add(check);
-  sweeper ??= setInterval(sweep, SWEEP_MS);
+  keepSweeping(now);
 }
 
 /**
@@ -95,9 +109,10 @@ export function watchDeadlines(check: (now: number) => boolean): void {
  */
 export function withDeadline<T>(work: Promise<T>, ms: number, onExpire?: () => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const entry: Pending = { expiresAt: Date.now() + ms, ms, reject, onExpire };
+    const now = Date.now();
+    const entry: Pending = { expiresAt: now + ms, ms, reject, onExpire };
     pending.add(entry);
-    sweeper ??= setInterval(sweep, SWEEP_MS);
+    keepSweeping(now);
     work.then((value) => {
       pending.delete(entry);
       resolve(value);

@@ -62,6 +62,11 @@ export interface FileGuard {
   check(): Promise<FileChange | undefined>;
   /** Stops the timer. */
   stop(): void;
+  /**
+   * Closes the guard's descriptor of the database file. Call only after every connection to the
+   * database is closed (see {@linkcode guardDatabaseFile}).
+   */
+  release(): Promise<void>;
 }
 
 /** Options of {@linkcode guardDatabaseFile}. */
@@ -82,7 +87,6 @@ interface Identity {
 }
 
 type Stat = (path: string) => Promise<Identity | undefined>;
-type ReadAt = (path: string, offset: number, length: number) => Promise<Uint8Array>;
 
 /** Default check interval: a fault is noticed within two seconds. */
 export const GUARD_INTERVAL_MS = 2_000;
@@ -101,18 +105,33 @@ async function statter(): Promise<Stat> {
   };
 }
 
-/** Reads `length` bytes at `offset` of the file at `path`, straight from the file. */
-async function reader(): Promise<ReadAt> {
-  const { open } = await import("node:fs/promises");
-  return async (path, offset, length) => {
-    const file = await open(path, "r");
-    try {
+/**
+ * Reads pages of the database file straight from it, through one descriptor opened once and
+ * closed only by `release`, after the database itself is closed. Never open and close the file
+ * per read: closing any descriptor of a file drops every POSIX advisory lock the process holds on
+ * it, SQLite's included (sqlite.org/howtocorrupt.html §2.2), and another process could then
+ * believe it is the last connection, checkpoint and delete the WAL under the server.
+ */
+interface PageReader {
+  read(offset: number, length: number): Promise<Uint8Array>;
+  release(): Promise<void>;
+}
+
+async function pageReader(path: string): Promise<PageReader> {
+  // The synchronous calls on a numeric descriptor: `pread` on it, nothing else. (Deno's
+  // `FileHandle.read` duplicates the descriptor and closes the duplicate, which drops the locks.)
+  const { closeSync, openSync, readSync } = await import("node:fs");
+  const fd = openSync(path, "r");
+  return {
+    read(offset, length) {
       const bytes = new Uint8Array(length);
-      const { bytesRead } = await file.read(bytes, 0, length, offset);
-      return bytes.subarray(0, bytesRead);
-    } finally {
-      await file.close();
-    }
+      const read = readSync(fd, bytes, 0, length, offset);
+      return Promise.resolve(bytes.subarray(0, read));
+    },
+    release() {
+      closeSync(fd);
+      return Promise.resolve();
+    },
   };
 }
 
@@ -153,9 +172,10 @@ function unref(timer: ReturnType<typeof setInterval>): void {
 }
 
 /**
- * Starts guarding the database file at `path` (and its `-wal`), as they are now: call it right
- * after the database was opened. When no file is at `path`, there is nothing to guard and the
- * guard never trips.
+ * Starts guarding the database file at `path` (and its `-wal` and `-shm`), as they are now:
+ * call it right after the database was opened. When no file is at `path`, there is nothing to
+ * guard and the guard never trips. With `identity`, the guard keeps one descriptor of the file
+ * open until {@linkcode FileGuard.release}, which must come after the database is closed.
  *
  * @example
  * ```ts
@@ -178,8 +198,10 @@ export async function guardDatabaseFile(
   options: FileGuardOptions = {},
 ): Promise<FileGuard> {
   const stat = await statter();
-  const readAt = options.identity === undefined ? undefined : await reader();
   const database = await stat(path);
+  const pages = options.identity === undefined || database === undefined
+    ? undefined
+    : await pageReader(path);
   let wal = await stat(`${path}-wal`);
   let shm = await stat(`${path}-shm`);
   let tokenSeen = false;
@@ -214,9 +236,9 @@ export async function guardDatabaseFile(
     wal = await companion("-wal", wal, "wal_removed", "wal_replaced");
     shm = await companion("-shm", shm, "shm_removed", "shm_replaced");
     const identity = options.identity;
-    if (tripped === undefined && identity !== undefined && readAt !== undefined) {
+    if (tripped === undefined && identity !== undefined && pages !== undefined) {
       const holdsToken = async () =>
-        contains(await readAt(path, identity.offset, identity.length), identity.token);
+        contains(await pages.read(identity.offset, identity.length), identity.token);
       if (await holdsToken()) tokenSeen = true;
       else if (tokenSeen) trip("database_overwritten");
       else {
@@ -246,6 +268,11 @@ export async function guardDatabaseFile(
     check,
     stop() {
       clearInterval(timer);
+    },
+    async release() {
+      clearInterval(timer);
+      await pending;
+      await pages?.release();
     },
   };
 }

@@ -103,7 +103,6 @@ export class GroupCommitter<T, R = void> {
   /** Commit calls not yet returned, abandoned ones included. */
   readonly #runs = new Set<Run<T, R>>();
   #running = false;
-  #watched = false;
   readonly #sweep = (now: number) => this.#expire(now);
   /** Commit counters since start. */
   readonly counters: CommitCounters = { commits: 0, writes: 0 };
@@ -126,11 +125,12 @@ export class GroupCommitter<T, R = void> {
    * was sent and the outcome is unknown, or with the commit's own error.
    */
   async write(item: T): Promise<R> {
-    const own: Pending<T, R> = { item, expiresAt: Date.now() + this.#timeoutMs, state: QUEUED };
+    const now = Date.now();
+    const own: Pending<T, R> = { item, expiresAt: now + this.#timeoutMs, state: QUEUED };
     this.#queue.push(own);
-    if (!this.#watched && this.#timeoutMs !== Infinity) {
-      this.#watched = true;
-      watchDeadlines(this.#sweep);
+    if (this.#timeoutMs !== Infinity) {
+      // Registers once; every write also keeps the shared timer alive (see faults.ts).
+      watchDeadlines(this.#sweep, now);
     }
     let signal: Signal = "lead";
     if (this.#running) {
@@ -177,9 +177,10 @@ export class GroupCommitter<T, R = void> {
     this.#channel = undefined;
   }
 
-  /** Resolves when nothing is queued or being committed (abandoned calls included). */
+  /** Resolves when nothing is queued or being committed (calls abandoned at their deadline aside). */
   async idle(): Promise<void> {
-    while (this.#running || this.#runs.size > 0) {
+    // A call given up on at its deadline is not waited for: it may never answer.
+    while (this.#running || [...this.#runs].some((run) => !run.abandoned)) {
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
   }
@@ -277,8 +278,11 @@ export class GroupCommitter<T, R = void> {
         run.leader.wake?.("settled");
       }
     }
-    const busy = this.#queue.length > 0 || this.#runs.size > 0;
-    if (!busy) this.#watched = false;
-    return busy;
+    // An abandoned call whose writes are all answered needs no more sweeping.
+    if (this.#queue.length > 0) return true;
+    for (const run of this.#runs) {
+      if (!run.abandoned || run.swept < run.items.length) return true;
+    }
+    return false;
   }
 }

@@ -328,7 +328,9 @@ export class SubmissionStore {
         token: new TextEncoder().encode(token),
         offset: (root - 1) * pageSize,
         length: pageSize,
-        settle: async () => void await run("PRAGMA wal_checkpoint(PASSIVE)"),
+        // On the checked connection, which never blocks the thread on a lock (the client's
+        // connection would wait up to its busy timeout while another process holds the lock).
+        settle: async () => void await this.#query("PRAGMA wal_checkpoint(PASSIVE)", []),
       };
     } catch (error) {
       throw new StorageError(error);

@@ -175,7 +175,7 @@ Deno.test("guardDatabaseFile() trips once the database file, overwritten in plac
       assertEquals(await guard.check(), "database_overwritten");
       assertEquals(changes, ["database_overwritten"]);
     } finally {
-      guard.stop();
+      await guard.release(); // its one descriptor of the file
     }
   });
 });
