@@ -55,7 +55,8 @@ type CreateClient = typeof import("@libsql/client/web").createClient;
 /** One client and what dropping it must release. */
 interface Current {
   readonly client: Client;
-  readonly controller: AbortController;
+  /** The requests still in flight on this client, to abort when it is dropped. */
+  readonly inFlight: Set<AbortController>;
   readonly pool: DenoHttpClient | undefined;
 }
 
@@ -86,26 +87,37 @@ export class RemoteConnection {
   }
 
   #connect(): Current {
-    const controller = new AbortController();
+    const inFlight = new Set<AbortController>();
     const deno = (globalThis as { Deno?: DenoNamespace }).Deno;
     const pool = deno?.createHttpClient?.({});
-    const init: RequestInit & { client?: DenoHttpClient } = { signal: controller.signal };
-    if (pool !== undefined) init.client = pool;
     // Bun pools connections per process and cannot be given a pool of its own: after a drop, its
     // idle pooled connections may be dark too, and each would hold one call for one deadline.
     // A client made after a drop therefore opens a new connection per request there.
-    else if (this.dropped > 0 && "Bun" in globalThis) init.keepalive = false;
+    const keepalive = !(pool === undefined && this.dropped > 0 && "Bun" in globalThis);
     const send = async (request: Request): Promise<Response> => {
-      if (request.method !== "POST") return fetch(request, init);
+      // One controller per request, made in the calling request's context: workerd refuses an
+      // AbortSignal of another request's context (the client outlives the request that made it).
+      const controller = new AbortController();
+      inFlight.add(controller);
+      const init: RequestInit & { client?: DenoHttpClient } = {
+        signal: controller.signal,
+        keepalive,
+      };
+      if (pool !== undefined) init.client = pool;
       const record: SendRecord = { status: 0, connectFailed: false };
-      this.lastSend = record;
+      if (request.method === "POST") this.lastSend = record;
       try {
         const response = await fetch(request, init);
         record.status = response.status;
-        return response;
+        // The body is read here, while the request can still be aborted: a connection can go
+        // dark between the head and the body too. (Hrana answers are small: one statement's rows.)
+        const body = await response.arrayBuffer();
+        return new Response(body, { status: response.status, headers: response.headers });
       } catch (error) {
         record.connectFailed = isConnectFailure(error);
         throw error;
+      } finally {
+        inFlight.delete(controller);
       }
     };
     const client = this.#createClient({
@@ -115,7 +127,7 @@ export class RemoteConnection {
       concurrency: this.#config.concurrency,
       fetch: send as typeof fetch,
     });
-    return { client, controller, pool };
+    return { client, inFlight, pool };
   }
 
   /**
@@ -127,7 +139,7 @@ export class RemoteConnection {
     if (current === undefined) return;
     this.#current = undefined;
     this.dropped++;
-    current.controller.abort();
+    for (const controller of current.inFlight) controller.abort();
     try {
       current.client.close();
     } catch {
