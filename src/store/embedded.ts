@@ -56,6 +56,7 @@ export class EmbeddedConnection {
   readonly #busyBudgetMs: number;
   #db: Connection;
   #statements = new Map<string, Statement>();
+  #closed = false;
   /** Commits made and rows written, for the benchmark's counters. */
   readonly counters = { commits: 0, writes: 0 };
 
@@ -89,6 +90,9 @@ export class EmbeddedConnection {
   }
 
   #prepare(sql: string): Statement {
+    // A late call after close (a check still running at shutdown) must fail as an error: the
+    // native driver aborts the process on a closed handle.
+    if (this.#closed) throw new ConnectionStateError("used after it was closed");
     let statement = this.#statements.get(sql);
     if (statement === undefined) {
       statement = this.#db.prepare(sql) as unknown as Statement;
@@ -137,6 +141,7 @@ export class EmbeddedConnection {
    */
   commit(rows: readonly PendingRow[]): Promise<boolean[]> {
     return this.#whileBusy(() => {
+      if (this.#closed) throw new ConnectionStateError("used after it was closed");
       // IMMEDIATE takes the write lock up front, so the only busy point is here, before any row.
       this.#db.exec("BEGIN IMMEDIATE");
       let inserted: boolean[];
@@ -191,6 +196,7 @@ export class EmbeddedConnection {
 
   /** Closes the connection. */
   close(): void {
+    this.#closed = true;
     this.#statements.clear();
     this.#db.close();
   }

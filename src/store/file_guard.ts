@@ -62,6 +62,8 @@ export interface FileGuard {
   check(): Promise<FileChange | undefined>;
   /** Stops the timer. */
   stop(): void;
+  /** Resolves once a check still running has ended (call before closing the database). */
+  idle(): Promise<void>;
   /**
    * Closes the guard's descriptor of the database file. Call only after every connection to the
    * database is closed (see {@linkcode guardDatabaseFile}).
@@ -288,6 +290,9 @@ export async function guardDatabaseFile(
     check,
     stop() {
       clearInterval(timer);
+    },
+    async idle() {
+      await pending;
     },
     async release() {
       clearInterval(timer);
