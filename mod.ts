@@ -444,7 +444,6 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       guard?.stop(); // set by an open that was still running
       await guard?.idle(); // a check may be asking for a checkpoint right now
       await store.close();
-      await guard?.release(); // its descriptor of the file only once SQLite's are closed
       intake.close();
     },
   };

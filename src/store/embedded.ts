@@ -77,6 +77,22 @@ export class EmbeddedConnection {
     return new EmbeddedConnection(await driver, path, busyBudgetMs);
   }
 
+  /**
+   * Runs one read on the database file as it is on disk, WAL aside: a read-only `immutable=1`
+   * connection (sqlite.org/uri.html), opened and closed for the call. SQLite's own close keeps the
+   * process's locks on the file, where closing a descriptor of our own would drop them.
+   */
+  static async readFile(path: string, sql: string): Promise<Record<string, unknown>[]> {
+    driver ??= import("libsql").then((module) => module.default);
+    const Driver = await driver;
+    const db = new Driver(`file:${encodeURI(path)}?immutable=1`, { readonly: true });
+    try {
+      return db.prepare(sql).all() as Record<string, unknown>[];
+    } finally {
+      db.close();
+    }
+  }
+
   #connect(): Connection {
     const db = new this.#driver(this.#path);
     try {

@@ -13,7 +13,7 @@
  *   the two processes write over each other's WAL frames (sqlite.org/howtocorrupt.html §2.1 and
  *   §2.4: committed transactions are lost without any error; issue 18, finding 3);
  * - a token stored inside the database (migration 6: `database_identity`, one row per server
- *   start, in the table's root page), read straight from the file: a file overwritten in place
+ *   start), read from the file itself, WAL aside: a file overwritten in place
  *   (`cp backup.db beacon.db`, same inode) no longer holds it (issue 18, finding 4). The token
  *   reaches the file at the first checkpoint after the start; until the guard has seen it
  *   there once, it asks for that checkpoint (`settle`) at each check.
@@ -42,15 +42,16 @@ export type FileChange =
   | "shm_removed"
   | "shm_replaced";
 
-/** Where the guard finds the running server's token in the database file. */
+/** The running server's token inside the database, and how to read the file's own copy. */
 export interface IdentityStamp {
-  /** The token's bytes as stored (ASCII hex text). */
-  readonly token: Uint8Array;
-  /** Byte offset of the page holding it (the root page of `database_identity`). */
-  readonly offset: number;
-  /** The page size. */
-  readonly length: number;
-  /** Asks for a checkpoint, so the page reaches the file; errors are ignored. */
+  /** The token this start stored. */
+  readonly token: string;
+  /**
+   * The tokens the database file itself holds, WAL aside (an `immutable=1` read-only connection,
+   * which reads the file only). Rejects when the file is no longer a database with the table.
+   */
+  tokens(): Promise<readonly string[]>;
+  /** Asks for a checkpoint, so the token reaches the file; errors are ignored. */
   settle(): Promise<void>;
 }
 
@@ -64,11 +65,6 @@ export interface FileGuard {
   stop(): void;
   /** Resolves once a check still running has ended (call before closing the database). */
   idle(): Promise<void>;
-  /**
-   * Closes the guard's descriptor of the database file. Call only after every connection to the
-   * database is closed (see {@linkcode guardDatabaseFile}).
-   */
-  release(): Promise<void>;
 }
 
 /** Options of {@linkcode guardDatabaseFile}. */
@@ -108,68 +104,6 @@ async function statter(): Promise<Stat> {
 }
 
 /**
- * Reads pages of the database file straight from it, through one descriptor opened once and
- * closed only by `release`, after the database itself is closed. Never open and close the file
- * per read: closing any descriptor of a file drops every POSIX advisory lock the process holds on
- * it, SQLite's included (sqlite.org/howtocorrupt.html §2.2), and another process could then
- * believe it is the last connection, checkpoint and delete the WAL under the server.
- */
-interface PageReader {
-  read(offset: number, length: number): Promise<Uint8Array>;
-  release(): Promise<void>;
-}
-
-/** The part of Deno's file API used here: reads at the file's own position, on its own descriptor. */
-type DenoFile = {
-  seekSync(offset: number, whence: number): number;
-  readSync(buffer: Uint8Array): number | null;
-  close(): void;
-};
-
-async function pageReader(path: string): Promise<PageReader> {
-  // Deno's `node:fs` `FileHandle.read` duplicates the descriptor for a positioned read and closes
-  // the duplicate, which drops the locks; its own file API seeks and reads on the one descriptor
-  // (checked with strace, Deno 2.9). Node and Bun `pread` on the handle's descriptor.
-  const deno = (globalThis as { Deno?: { openSync(path: string): DenoFile } }).Deno;
-  if (deno !== undefined) {
-    const file = deno.openSync(path);
-    return {
-      read(offset, length) {
-        const bytes = new Uint8Array(length);
-        file.seekSync(offset, 0); // SeekMode.Start
-        return Promise.resolve(bytes.subarray(0, file.readSync(bytes) ?? 0));
-      },
-      release() {
-        file.close();
-        return Promise.resolve();
-      },
-    };
-  }
-  const { open } = await import("node:fs/promises");
-  const file = await open(path, "r");
-  return {
-    async read(offset, length) {
-      const bytes = new Uint8Array(length);
-      const { bytesRead } = await file.read(bytes, 0, length, offset);
-      return bytes.subarray(0, bytesRead);
-    },
-    release: () => file.close(),
-  };
-}
-
-/** Whether `needle` occurs in `haystack`. */
-function contains(haystack: Uint8Array, needle: Uint8Array): boolean {
-  const first = needle[0];
-  for (let i = haystack.indexOf(first); i !== -1; i = haystack.indexOf(first, i + 1)) {
-    if (i + needle.length > haystack.length) return false;
-    let j = 1;
-    while (j < needle.length && haystack[i + j] === needle[j]) j++;
-    if (j === needle.length) return true;
-  }
-  return false;
-}
-
-/**
  * A one-line reason not to open the embedded database at `path` from a second process, or
  * undefined. A WAL without its `-shm` index means a running server's index was removed (the last
  * connection to close deletes both; a crash leaves both): opening the database now would create
@@ -196,8 +130,13 @@ function unref(timer: ReturnType<typeof setInterval>): void {
 /**
  * Starts guarding the database file at `path` (and its `-wal` and `-shm`), as they are now:
  * call it right after the database was opened. When no file is at `path`, there is nothing to
- * guard and the guard never trips. With `identity`, the guard keeps one descriptor of the file
- * open until {@linkcode FileGuard.release}, which must come after the database is closed.
+ * guard and the guard never trips.
+ *
+ * The guard never opens the database file itself: closing any descriptor of a file drops every
+ * POSIX advisory lock the process holds on it, SQLite's included (sqlite.org/howtocorrupt.html
+ * §2.2), and another process could then take itself for the last connection and delete the WAL
+ * under the server. It only stats, and reads through SQLite (`identity.tokens`), which keeps its
+ * own descriptors of a locked file open until its locks are released.
  *
  * @example
  * ```ts
@@ -221,9 +160,6 @@ export async function guardDatabaseFile(
 ): Promise<FileGuard> {
   const stat = await statter();
   const database = await stat(path);
-  const pages = options.identity === undefined || database === undefined
-    ? undefined
-    : await pageReader(path);
   let wal = await stat(`${path}-wal`);
   let shm = await stat(`${path}-shm`);
   let tokenSeen = false;
@@ -258,9 +194,9 @@ export async function guardDatabaseFile(
     wal = await companion("-wal", wal, "wal_removed", "wal_replaced");
     shm = await companion("-shm", shm, "shm_removed", "shm_replaced");
     const identity = options.identity;
-    if (tripped === undefined && identity !== undefined && pages !== undefined) {
-      const holdsToken = async () =>
-        contains(await pages.read(identity.offset, identity.length), identity.token);
+    if (tripped === undefined && identity !== undefined) {
+      const holdsToken = () =>
+        identity.tokens().then((tokens) => tokens.includes(identity.token), () => false);
       if (await holdsToken()) tokenSeen = true;
       else if (tokenSeen) trip("database_overwritten");
       else {
@@ -293,11 +229,6 @@ export async function guardDatabaseFile(
     },
     async idle() {
       await pending;
-    },
-    async release() {
-      clearInterval(timer);
-      await pending;
-      await pages?.release();
     },
   };
 }

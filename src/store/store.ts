@@ -13,7 +13,7 @@
  */
 import type { Client } from "@libsql/client";
 import { OutcomeUnknownError, StorageError } from "../errors.ts";
-import { type DatabaseConfig, isEmbedded, openClient } from "./client.ts";
+import { type DatabaseConfig, embeddedFilePath, isEmbedded, openClient } from "./client.ts";
 import {
   ConnectionStateError,
   DeadlineError,
@@ -103,7 +103,8 @@ export class SubmissionStore {
   readonly #timeoutMs: number;
   readonly #release: () => Promise<void>;
   readonly #abandonRead: (() => void) | undefined;
-  readonly #embeddedFile: boolean;
+  /** The file of an embedded database (guarded by src/store/file_guard.ts). */
+  readonly #embeddedPath: string | undefined;
 
   private constructor(
     client: Client,
@@ -117,8 +118,8 @@ export class SubmissionStore {
       abandonRead?: () => void;
       /** Drops the connection of a commit past its deadline (remote databases). */
       abandonCommit?: () => void;
-      /** An embedded database in a file (guarded by src/store/file_guard.ts). */
-      embeddedFile?: boolean;
+      /** The file of an embedded database. */
+      embeddedPath?: string;
     },
   ) {
     this.client = client;
@@ -128,7 +129,7 @@ export class SubmissionStore {
     this.#release = parts.release;
     this.#timeoutMs = parts.timeoutMs;
     this.#abandonRead = parts.abandonRead;
-    this.#embeddedFile = parts.embeddedFile === true;
+    this.#embeddedPath = parts.embeddedPath;
     this.#writer = new GroupCommitter(parts.commit, {
       retryAlone: isRowFault,
       timeoutMs: parts.timeoutMs,
@@ -199,7 +200,9 @@ export class SubmissionStore {
       return new SubmissionStore(client, {
         created,
         timeoutMs,
-        embeddedFile: !/(^|[?&])mode=memory(&|$)/.test(config.url),
+        embeddedPath: /(^|[?&])mode=memory(&|$)/.test(config.url)
+          ? undefined
+          : embeddedFilePath(config.url),
         read: (sql, args) => connection.all(sql, args),
         commit: thread !== undefined
           ? (rows) => thread.commit(rows)
@@ -297,14 +300,15 @@ export class SubmissionStore {
 
   /**
    * Stores a fresh random token inside an embedded database file for the file guard (migration
-   * 6), keeping the newest 16 so the table stays in its root page, and says where the guard
-   * finds it. Undefined for remote and in-memory databases.
+   * 6), keeping the newest 16, and says how to read the file's own copy. Undefined for remote and
+   * in-memory databases.
    */
   async stampIdentity(
     randomBytes: (length: number) => Uint8Array<ArrayBuffer>,
     now: () => number,
   ): Promise<IdentityStamp | undefined> {
-    if (!this.#embeddedFile) return undefined;
+    const path = this.#embeddedPath;
+    if (path === undefined) return undefined;
     const token = Array.from(randomBytes(16), (byte) => byte.toString(16).padStart(2, "0"))
       .join("");
     try {
@@ -318,23 +322,19 @@ export class SubmissionStore {
         `DELETE FROM database_identity WHERE seq NOT IN
           (SELECT seq FROM database_identity ORDER BY seq DESC LIMIT 16)`,
       );
-      const root = Number(
-        (await run(
-          "SELECT rootpage FROM sqlite_schema WHERE name = 'database_identity'",
-        )).rows[0]?.rootpage,
-      );
-      const pageSize = Number((await run("PRAGMA page_size")).rows[0]?.page_size);
-      return {
-        token: new TextEncoder().encode(token),
-        offset: (root - 1) * pageSize,
-        length: pageSize,
-        // On the checked connection, which never blocks the thread on a lock (the client's
-        // connection would wait up to its busy timeout while another process holds the lock).
-        settle: async () => void await this.#query("PRAGMA wal_checkpoint(PASSIVE)", []),
-      };
     } catch (error) {
       throw new StorageError(error);
     }
+    const { EmbeddedConnection } = await import("./embedded.ts");
+    return {
+      token,
+      tokens: async () =>
+        (await EmbeddedConnection.readFile(path, "SELECT token FROM database_identity"))
+          .map((row) => String(row.token)),
+      // On the checked connection, which never blocks the thread on a lock (the client's
+      // connection would wait up to its busy timeout while another process holds the lock).
+      settle: async () => void await this.#query("PRAGMA wal_checkpoint(PASSIVE)", []),
+    };
   }
 
   /** Waits for queued writes, then closes the database. */
