@@ -196,8 +196,8 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 6,
     name: "database identity",
     // Working state of the file guard (src/store/file_guard.ts), not a record. Each server start
-    // on an embedded file inserts a random token and keeps the newest few, so the table stays in
-    // its root page; the guard then reads that page straight from the file. A file overwritten
+    // on an embedded file inserts a random token and keeps the newest 16; the guard reads them
+    // from the file itself, WAL aside (an immutable connection). A file overwritten
     // in place (`cp backup.db beacon.db`: same inode) no longer holds the running server's
     // token, which the inode check cannot see.
     statements: [
