@@ -35,7 +35,12 @@ import type { RequestLogEntry } from "./src/middleware/request_log.ts";
 import { createDoor } from "./src/middleware/door.ts";
 import type { ListenerScheme } from "./src/http/target.ts";
 import { embeddedFilePath, isEmbedded } from "./src/store/client.ts";
-import { type FileChange, type FileGuard, guardDatabaseFile } from "./src/store/file_guard.ts";
+import {
+  type FileChange,
+  type FileGuard,
+  guardDatabaseFile,
+  type IdentityStamp,
+} from "./src/store/file_guard.ts";
 import {
   DEFAULT_CHECKPOINT_INTERVAL_MS,
   scheduleTreeHeads,
@@ -203,7 +208,11 @@ function normaliseOrigin(url: string): string {
 const FILE_CHANGE_ERRORS: Readonly<Record<FileChange, string>> = {
   database_removed: "DatabaseFileRemoved",
   database_replaced: "DatabaseFileReplaced",
+  database_overwritten: "DatabaseFileOverwritten",
   wal_removed: "DatabaseWalRemoved",
+  wal_replaced: "DatabaseWalReplaced",
+  shm_removed: "DatabaseShmRemoved",
+  shm_replaced: "DatabaseShmReplaced",
 };
 
 /**
@@ -213,12 +222,14 @@ const FILE_CHANGE_ERRORS: Readonly<Record<FileChange, string>> = {
 async function guardFile(
   database: DatabaseConfig,
   onError: BeaconOptions["onError"],
+  identity: IdentityStamp | undefined,
 ): Promise<FileGuard | undefined> {
   if (!isEmbedded(database.url) || /(^|[?&])mode=memory(&|$)/.test(database.url)) return;
   const path = embeddedFilePath(database.url);
   if (path === "" || path === ":memory:") return;
   try {
     return await guardDatabaseFile(path, {
+      identity,
       onChange(change) {
         const error = new Error(
           "The database file changed under the running Beacon; it answers 503 until restarted",
@@ -311,16 +322,18 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       const store = await SubmissionStore.open(options.database ?? DEFAULTS.database, now);
       let sourceHasher: SourceHasher;
       let signingKey: Awaited<ReturnType<typeof loadSigningKey>>;
+      let identity: IdentityStamp | undefined;
       try {
         const salt = options.sourceSalt ??
           (await store.secret("source-salt", () => randomBytes(32), now)).value;
         sourceHasher = new SourceHasher(salt);
         signingKey = await loadSigningKey(store, now, options.signingKey);
+        identity = await store.stampIdentity(randomBytes, now);
       } catch (error) {
         await store.close(); // a half-opened Beacon must not keep the database open
         throw error;
       }
-      guard = await guardFile(options.database ?? DEFAULTS.database, options.onError);
+      guard = await guardFile(options.database ?? DEFAULTS.database, options.onError, identity);
       storeRef = store;
       cardKey = signingKey;
       const treeHeadSigner = new TreeHeadSigner({
@@ -424,6 +437,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       if (opening === undefined) return;
       const { store, intake } = await opening;
       guard?.stop(); // set by an open that was still running
+      await guard?.idle(); // a check may be asking for a checkpoint right now
       // The last head covers every row the stopped server acknowledged, unless the file changed.
       const schedule = treeHeads;
       treeHeads = undefined; // a second close() signs nothing more

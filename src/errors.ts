@@ -22,7 +22,8 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "rate_limited"
   | "internal"
-  | "unavailable";
+  | "unavailable"
+  | "outcome_unknown";
 
 /** HTTP status and default human text of each code. */
 export const ERRORS: Readonly<Record<ErrorCode, { status: number; message: string }>> = {
@@ -44,6 +45,11 @@ export const ERRORS: Readonly<Record<ErrorCode, { status: number; message: strin
   rate_limited: { status: 429, message: "Too many requests from this source" },
   internal: { status: 500, message: "Internal error" },
   unavailable: { status: 503, message: "Storage is unavailable; retry later" },
+  outcome_unknown: {
+    status: 503,
+    message:
+      "The commit did not answer in time: the submission may or may not be stored. Its status URL says which (404 until it is stored)",
+  },
 };
 
 /**
@@ -61,6 +67,10 @@ export interface ErrorDetails {
   readonly offset?: number;
   /** `rate_limited`: which per-source budget was exhausted. */
   readonly budget?: "submissions" | "status";
+  /** `outcome_unknown`: the receipt id the submission has if it was stored. */
+  readonly id?: string;
+  /** `outcome_unknown`: its status URL (404 until it is stored, 200 once it is). */
+  readonly status?: string;
 }
 
 /**
@@ -113,6 +123,36 @@ export class StorageError extends Error {
   }
 }
 
+/**
+ * A commit whose outcome is unknown (issue 18): it was sent to the database and no answer came by
+ * the deadline, or the connection broke after the request left. The row may be stored, now or
+ * later; nothing says it was not. Answered `503 outcome_unknown` (A2A: -32603 `OUTCOME_UNKNOWN`)
+ * with the receipt id the row has if it is stored and its status URL, so the sender can learn the
+ * truth instead of guessing (docs/protocol-0.1.md §9).
+ */
+export class OutcomeUnknownError extends Error {
+  /** The receipt id minted for the submission before the commit. */
+  readonly receiptId: string;
+  /** The status URL of that id, once a protocol handler knows the public origin. */
+  readonly status: string | undefined;
+
+  /** `cause` is logged by nobody and sent to nobody. */
+  constructor(receiptId: string, options: { cause?: unknown; status?: string } = {}) {
+    super("The commit's outcome is unknown", { cause: options.cause });
+    this.name = "OutcomeUnknownError";
+    this.receiptId = receiptId;
+    this.status = options.status;
+  }
+
+  /** The same error with the status URL made by `statusOf` (the handler's origin and route). */
+  at(statusOf: (id: string) => string): OutcomeUnknownError {
+    return new OutcomeUnknownError(this.receiptId, {
+      cause: this.cause,
+      status: statusOf(this.receiptId),
+    });
+  }
+}
+
 /** A native error body `{"error":{"code","message", …details}}` with the code's HTTP status. */
 export function errorResponse(
   code: ErrorCode,
@@ -126,6 +166,7 @@ export function errorResponse(
 /** The code a thrown value maps to. Total: anything unknown is `internal`. */
 export function codeForError(error: unknown): ErrorCode {
   if (error instanceof BeaconError) return error.code;
+  if (error instanceof OutcomeUnknownError) return "outcome_unknown";
   if (error instanceof StorageError) return "unavailable";
   return "internal";
 }
@@ -134,6 +175,12 @@ export function codeForError(error: unknown): ErrorCode {
 export function responseForError(error: unknown): Response {
   if (error instanceof BeaconError) {
     return errorResponse(error.code, error.message, error.headers, error.details);
+  }
+  if (error instanceof OutcomeUnknownError) {
+    const details: ErrorDetails = error.status === undefined
+      ? { id: error.receiptId }
+      : { id: error.receiptId, status: error.status };
+    return errorResponse("outcome_unknown", undefined, undefined, details);
   }
   return errorResponse(codeForError(error));
 }

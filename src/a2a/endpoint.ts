@@ -98,7 +98,7 @@ export function a2aHandler(deps: A2AHandlerDependencies): RouteHandler {
       return rpcResponse(resultBody(id, outcome.result));
     } catch (error) {
       const kind = failureKindOf(error);
-      if (kind === "internal" || kind === "unavailable") {
+      if (kind === "internal" || kind === "unavailable" || kind === "outcomeUnknown") {
         context.log.outcome = "failed";
         try {
           deps.onError?.(error);

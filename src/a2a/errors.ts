@@ -10,7 +10,9 @@
  * name in UPPER_SNAKE case without "Error", so `TaskNotFoundError` is `TASK_NOT_FOUND` and the
  * standard `JSONParseError` of the A2A §9.5 table is `JSON_PARSE`. One reason is the Beacon's
  * refinement of a standard code: `UNAVAILABLE` (-32603, the google.rpc code name, telling a
- * client that a retry may succeed).
+ * client that nothing was stored and a retry may succeed), and `OUTCOME_UNKNOWN` (-32603: the
+ * commit was sent and did not answer; `metadata.taskId` names the task it created if it was
+ * stored, and `GetTask` or `metadata.statusUrl` says whether it was).
  *
  * The mapping is total and never leaks: an {@linkcode A2AFailure} carries only text and metadata
  * written here or by the endpoint's own code; a `StorageError` and an unknown thrown value become
@@ -19,7 +21,7 @@
  *
  * @module
  */
-import { BeaconError, stackless, StorageError } from "../errors.ts";
+import { BeaconError, OutcomeUnknownError, stackless, StorageError } from "../errors.ts";
 
 /** `@type` of a `google.rpc.ErrorInfo` in the ProtoJSON `Any` form (A2A §9.5). */
 export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
@@ -41,6 +43,7 @@ export type FailureKind =
   | "invalidParams"
   | "internal"
   | "unavailable"
+  | "outcomeUnknown"
   | "taskNotFound"
   | "taskNotCancelable"
   | "pushNotificationNotSupported"
@@ -73,6 +76,12 @@ export const FAILURES: Readonly<Record<FailureKind, FailureSpec>> = {
     code: -32603,
     reason: "UNAVAILABLE",
     message: "Storage is unavailable; retry later",
+  },
+  outcomeUnknown: {
+    code: -32603,
+    reason: "OUTCOME_UNKNOWN",
+    message:
+      "The commit did not answer in time: the task may or may not exist. GetTask with metadata.taskId says which",
   },
   taskNotFound: { code: -32001, reason: "TASK_NOT_FOUND", message: "Task not found" },
   taskNotCancelable: {
@@ -246,6 +255,7 @@ function errorObject(
  */
 export function failureKindOf(error: unknown): FailureKind {
   if (error instanceof A2AFailure) return error.kind;
+  if (error instanceof OutcomeUnknownError) return "outcomeUnknown";
   if (error instanceof StorageError) return "unavailable";
   // The A2A path asks the intake to replay on any key match, so it never sees
   // `idempotency_key_reused`; were it to, it would be a defect, answered as internal.
@@ -270,6 +280,12 @@ export function failureKindOf(error: unknown): FailureKind {
 export function toJsonRpcError(error: unknown): JsonRpcErrorObject {
   if (error instanceof A2AFailure) {
     return errorObject(error.kind, error.message, error.metadata, error.violations);
+  }
+  if (error instanceof OutcomeUnknownError) {
+    // Our own minted id and URL, never submitted content (so no echo).
+    const metadata: Record<string, string> = { taskId: error.receiptId };
+    if (error.status !== undefined) metadata.statusUrl = error.status;
+    return errorObject("outcomeUnknown", FAILURES.outcomeUnknown.message, metadata);
   }
   const kind = failureKindOf(error);
   return errorObject(kind, FAILURES[kind].message, {});

@@ -37,7 +37,8 @@ import { hex, sha256 } from "../bytes.ts";
 import { canonicalJson } from "../message/canonical.ts";
 import { checkIdentity } from "../message/identity.ts";
 import { type BeaconMessage, checkMessage } from "../message/schema.ts";
-import { nativeReceipt } from "../native/receipt.ts";
+import { nativeReceipt, statusUrl } from "../native/receipt.ts";
+import { OutcomeUnknownError } from "../errors.ts";
 import { A2AFailure, type FieldViolation, invalidParams } from "./errors.ts";
 import { isJsonObject, type JsonObject } from "../json/value.ts";
 import {
@@ -396,16 +397,26 @@ export async function sendMessage(
   const identity: IdentityCheck | undefined = mapped.kind === "structured"
     ? await checkIdentity(mapped.message)
     : undefined;
-  const { receipt, contextId, replayed } = await context.intake.accept({
-    surface: "a2a",
-    kind: mapped.kind,
-    contentType: "application/json",
-    content: mapped.content,
-    source: context.source,
-    identity,
-    idempotencyKey: idempotencyKeyOf(checked.message),
-    idempotencyReplay: "any",
-  });
+  let accepted;
+  try {
+    accepted = await context.intake.accept({
+      surface: "a2a",
+      kind: mapped.kind,
+      contentType: "application/json",
+      content: mapped.content,
+      source: context.source,
+      identity,
+      idempotencyKey: idempotencyKeyOf(checked.message),
+      idempotencyReplay: "any",
+    });
+  } catch (error) {
+    // The task id it would have, and where to look (docs/a2a.md, "indeterminate" outcome).
+    if (error instanceof OutcomeUnknownError) {
+      throw error.at((id) => statusUrl(context.origin, id));
+    }
+    throw error;
+  }
+  const { receipt, contextId, replayed } = accepted;
   const task = {
     id: receipt.id,
     contextId,

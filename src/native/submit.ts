@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { BeaconError } from "../errors.ts";
+import { BeaconError, OutcomeUnknownError } from "../errors.ts";
 import { jsonResponse } from "../http/json.ts";
 import type { IdentityCheck, Intake, SubmissionInput } from "../intake/accept.ts";
 import { describeJsonRefusal, parseStrictJson } from "../json/strict_json.ts";
@@ -15,7 +15,7 @@ import type { RouteHandler } from "../middleware/router.ts";
 import { checkIdentity } from "../message/identity.ts";
 import { checkMessage } from "../message/schema.ts";
 import { parseMediaType } from "./media_type.ts";
-import { nativeReceipt } from "./receipt.ts";
+import { nativeReceipt, statusUrl } from "./receipt.ts";
 
 /** `Idempotency-Key` values: 1–128 visible ASCII characters (our bound; stored, never echoed). */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
@@ -96,10 +96,18 @@ export function submitHandler(dependencies: SubmitDependencies): RouteHandler {
       context.body ?? new Uint8Array(0),
       context.source,
     );
-    const { receipt, replayed } = await dependencies.intake.accept(input);
+    const origin = dependencies.origin(context.request, context.url);
+    let accepted;
+    try {
+      accepted = await dependencies.intake.accept(input);
+    } catch (error) {
+      // The sender learns the id and where to look: the status URL tells the truth later.
+      if (error instanceof OutcomeUnknownError) throw error.at((id) => statusUrl(origin, id));
+      throw error;
+    }
+    const { receipt, replayed } = accepted;
     context.log.outcome = replayed ? "replayed" : "accepted";
     context.log.receiptId = receipt.id;
-    const origin = dependencies.origin(context.request, context.url);
     const body = nativeReceipt(receipt, origin);
     // A replayed retry gets the same answer as the first attempt, marked as such.
     const headers: Record<string, string> = { location: body.receipt.status };

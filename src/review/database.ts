@@ -14,6 +14,7 @@
 import { DEFAULT_DATABASE_URL } from "../defaults.ts";
 import type { Client } from "@libsql/client";
 import { type DatabaseConfig, embeddedFilePath, isEmbedded, openClient } from "../store/client.ts";
+import { missingIndexProblem } from "../store/file_guard.ts";
 import { migrate } from "../store/migrations.ts";
 import { CliError } from "./io.ts";
 
@@ -78,6 +79,9 @@ async function mustExist(config: DatabaseConfig): Promise<void> {
     }
     throw error;
   }
+  // Never beside a running server whose -shm index was removed (issue 18): one line, no index.
+  const problem = await missingIndexProblem(embeddedFilePath(config.url));
+  if (problem !== undefined) throw new CliError(problem);
 }
 
 async function readSchema(client: Client): Promise<Schema & { submissions: boolean }> {

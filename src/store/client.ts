@@ -11,6 +11,7 @@
  * @module
  */
 import type { Client } from "@libsql/client";
+import { missingIndexProblem } from "./file_guard.ts";
 
 /** Where the database is and how to authenticate. */
 export interface DatabaseConfig {
@@ -59,10 +60,24 @@ export const DURABILITY_PRAGMAS = [
  */
 const EMBEDDED_PRAGMAS = [...DURABILITY_PRAGMAS, "PRAGMA busy_timeout = 5000"];
 
-/** Opens a client for `config.url`, creating the embedded database's folder if needed. */
-export async function openClient(config: DatabaseConfig): Promise<Client> {
+/**
+ * Opens a client for `config.url`, creating the embedded database's folder if needed. Every
+ * process but the server (`server: true`) refuses, with a one-line message, an embedded database
+ * whose `-shm` index was removed under a running server ({@linkcode missingIndexProblem}): opening
+ * it would build a second index and lose writes.
+ */
+export async function openClient(
+  config: DatabaseConfig,
+  options: { server?: boolean } = {},
+): Promise<Client> {
   if (isEmbedded(config.url)) {
-    if (config.url !== ":memory:") await ensureFolder(config.url);
+    if (config.url !== ":memory:") {
+      await ensureFolder(config.url);
+      const problem = options.server === true
+        ? undefined
+        : await missingIndexProblem(embeddedFilePath(config.url));
+      if (problem !== undefined) throw new Error(problem);
+    }
     const { createClient } = await import("@libsql/client");
     const client = createClient({ url: config.url, concurrency: 1, intMode: "number" });
     for (const pragma of EMBEDDED_PRAGMAS) await client.execute(pragma);

@@ -56,6 +56,7 @@ export class EmbeddedConnection {
   readonly #busyBudgetMs: number;
   #db: Connection;
   #statements = new Map<string, Statement>();
+  #closed = false;
   /** Commits made and rows written, for the benchmark's counters. */
   readonly counters = { commits: 0, writes: 0 };
 
@@ -76,6 +77,22 @@ export class EmbeddedConnection {
     return new EmbeddedConnection(await driver, path, busyBudgetMs);
   }
 
+  /**
+   * Runs one read on the database file as it is on disk, WAL aside: a read-only `immutable=1`
+   * connection (sqlite.org/uri.html), opened and closed for the call. SQLite's own close keeps the
+   * process's locks on the file, where closing a descriptor of our own would drop them.
+   */
+  static async readFile(path: string, sql: string): Promise<Record<string, unknown>[]> {
+    driver ??= import("libsql").then((module) => module.default);
+    const Driver = await driver;
+    const db = new Driver(`file:${encodeURI(path)}?immutable=1`, { readonly: true });
+    try {
+      return db.prepare(sql).all() as Record<string, unknown>[];
+    } finally {
+      db.close();
+    }
+  }
+
   #connect(): Connection {
     const db = new this.#driver(this.#path);
     try {
@@ -89,6 +106,9 @@ export class EmbeddedConnection {
   }
 
   #prepare(sql: string): Statement {
+    // A late call after close (a check still running at shutdown) must fail as an error: the
+    // native driver aborts the process on a closed handle.
+    if (this.#closed) throw new ConnectionStateError("used after it was closed");
     let statement = this.#statements.get(sql);
     if (statement === undefined) {
       statement = this.#db.prepare(sql) as unknown as Statement;
@@ -137,6 +157,7 @@ export class EmbeddedConnection {
    */
   commit(rows: readonly PendingRow[]): Promise<boolean[]> {
     return this.#whileBusy(() => {
+      if (this.#closed) throw new ConnectionStateError("used after it was closed");
       // IMMEDIATE takes the write lock up front, so the only busy point is here, before any row.
       this.#db.exec("BEGIN IMMEDIATE");
       let inserted: boolean[];
@@ -191,6 +212,7 @@ export class EmbeddedConnection {
 
   /** Closes the connection. */
   close(): void {
+    this.#closed = true;
     this.#statements.clear();
     this.#db.close();
   }

@@ -22,12 +22,29 @@ export class ConnectionStateError extends Error {
   }
 }
 
-/** A database call that did not answer within its deadline. */
+/**
+ * A database call that did not answer within its deadline, and was never sent or is known not to
+ * have been applied: nothing of it was or will be stored.
+ */
 export class DeadlineError extends Error {
   /** Names the deadline. */
   constructor(ms: number) {
     super(`Database call exceeded its ${ms} ms deadline`);
     this.name = "DeadlineError";
+  }
+}
+
+/**
+ * A commit that was sent and did not answer, or failed in a way that does not say whether the
+ * database applied it (the connection broke after the request left, the deadline passed while it
+ * was in flight): its rows may or may not be stored. The "indeterminate" outcome of a
+ * distributed commit; the caller must not claim either way.
+ */
+export class IndeterminateError extends Error {
+  /** `cause` (never sent to anyone) is what was seen, if anything. */
+  constructor(cause?: unknown) {
+    super("The commit was sent and its outcome is unknown", { cause });
+    this.name = "IndeterminateError";
   }
 }
 
@@ -38,34 +55,64 @@ interface Pending {
   readonly expiresAt: number;
   readonly ms: number;
   readonly reject: (error: DeadlineError) => void;
+  readonly onExpire: (() => void) | undefined;
 }
 
 const pending = new Set<Pending>();
+/** Periodic checks of owners that keep many deadlines of their own (the group committer). */
+const watchers = new Set<(now: number) => boolean>();
 let sweeper: ReturnType<typeof setInterval> | undefined;
+let lastSweep = 0;
+
+/**
+ * Starts the timer, or starts it again when it has not run for five periods: Cloudflare Workers
+ * stops the timers of a request that has answered, and the timer may have been started by one.
+ * Called by every caller that sets a deadline, so a live request's call restarts it.
+ */
+function keepSweeping(now: number): void {
+  if (sweeper !== undefined && now - lastSweep < SWEEP_MS * 5) return;
+  clearInterval(sweeper);
+  sweeper = setInterval(sweep, SWEEP_MS);
+  lastSweep = now;
+}
 
 function sweep(): void {
   const now = Date.now();
+  lastSweep = now;
   for (const entry of pending) {
     if (entry.expiresAt > now) continue;
     pending.delete(entry);
+    entry.onExpire?.();
     entry.reject(new DeadlineError(entry.ms));
   }
-  if (pending.size === 0) {
+  for (const watcher of watchers) if (!watcher(now)) watchers.delete(watcher);
+  if (pending.size === 0 && watchers.size === 0) {
     clearInterval(sweeper);
     sweeper = undefined;
   }
 }
 
 /**
- * Rejects with {@linkcode DeadlineError} if `work` has not settled within `ms` (up to 100 ms
- * later). Every call shares one coarse timer, which runs only while calls are pending: a timer
- * per database call was measurable on the submission path.
+ * Calls `check(now)` on the shared deadline timer (every 100 ms) until it returns false. An owner
+ * of many deadlines (one per queued write) registers once, instead of one entry per deadline.
  */
-export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+export function watchDeadlines(check: (now: number) => boolean, now = Date.now()): void {
+  watchers.add(check);
+  keepSweeping(now);
+}
+
+/**
+ * Rejects with {@linkcode DeadlineError} if `work` has not settled within `ms` (up to 100 ms
+ * later), after calling `onExpire` (which abandons the call's connection). Every call shares one
+ * coarse timer, which runs only while calls are pending: a timer per database call was measurable
+ * on the submission path.
+ */
+export function withDeadline<T>(work: Promise<T>, ms: number, onExpire?: () => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const entry: Pending = { expiresAt: Date.now() + ms, ms, reject };
+    const now = Date.now();
+    const entry: Pending = { expiresAt: now + ms, ms, reject, onExpire };
     pending.add(entry);
-    sweeper ??= setInterval(sweep, SWEEP_MS);
+    keepSweeping(now);
     work.then((value) => {
       pending.delete(entry);
       resolve(value);

@@ -1,27 +1,59 @@
 /**
- * Notices an operator fault SQLite cannot: the embedded database file removed or replaced under
- * a running Beacon. An open SQLite connection keeps writing to the file it opened (POSIX keeps an
- * unlinked file alive while a descriptor is open), so after `rm beacon.db*` or
- * `mv other.db beacon.db` every commit still succeeds, into a file nobody will ever open again,
- * and each receipt is a lie (issue 10, finding 6). The guard compares the device and inode at the
- * database's path with the ones it saw when the Beacon opened it, and notices the WAL file
- * vanishing, on a timer; once either happens it stays tripped, so the Beacon stops acknowledging
- * until it is restarted on a database it can trust.
+ * Notices operator faults SQLite cannot: the files of the embedded database removed, replaced or
+ * overwritten under a running Beacon. An open SQLite connection keeps writing to the file it
+ * opened (POSIX keeps an unlinked file alive while a descriptor is open), so after `rm beacon.db*`
+ * or `mv other.db beacon.db` every commit still succeeds, into a file nobody will ever open again,
+ * and each receipt is a lie (issue 10, finding 6). On a timer the guard compares, with what it saw
+ * when the Beacon opened the database:
  *
- * The WAL check rests on SQLite's rule that only the last connection to close deletes the WAL
- * (sqlite.org/wal.html §"Persistence of WAL mode"): the Beacon keeps its connection open for its
- * whole life, so a WAL that was there and is gone was removed by someone else. (A WAL replaced by
- * another file is not detected: SQLite keeps using the one it has open, which loses no data the
- * database file would not show.)
+ * - the device and inode of the database file, its WAL and its `-shm` index (each removed or
+ *   replaced). The `-shm` file is the shared-memory index every connection to a WAL database
+ *   coordinates through (sqlite.org/walformat.html §"The wal-index or shm file"): a second
+ *   process that opens the database after it was removed builds a fresh one, and from then on
+ *   the two processes write over each other's WAL frames (sqlite.org/howtocorrupt.html §2.1 and
+ *   §2.4: committed transactions are lost without any error; issue 18, finding 3);
+ * - a token stored inside the database (migration 6: `database_identity`, one row per server
+ *   start), read from the file itself, WAL aside: a file overwritten in place
+ *   (`cp backup.db beacon.db`, same inode) no longer holds it (issue 18, finding 4). The token
+ *   reaches the file at the first checkpoint after the start; until the guard has seen it
+ *   there once, it asks for that checkpoint (`settle`) at each check.
+ *
+ * Once anything changed, the guard stays tripped: the Beacon stops acknowledging until an
+ * operator restarts it on a database it can trust.
+ *
+ * The WAL and `-shm` checks rest on SQLite's rule that only the last connection to close deletes
+ * them (sqlite.org/wal.html §"Persistence of WAL mode"): the Beacon keeps its connections open
+ * for its whole life, so a file that was there and is gone was removed by someone else.
  *
  * What the timer cannot close is the interval itself: receipts issued between the fault and the
- * next check (at most `intervalMs`) were written to the old file.
+ * next check (at most `intervalMs`) may be lost. And an in-place copy of the database taken after
+ * this start holds the token too; only the inode and presence checks see such a copy.
  *
  * @module
  */
 
 /** What the guard noticed. */
-export type FileChange = "database_removed" | "database_replaced" | "wal_removed";
+export type FileChange =
+  | "database_removed"
+  | "database_replaced"
+  | "database_overwritten"
+  | "wal_removed"
+  | "wal_replaced"
+  | "shm_removed"
+  | "shm_replaced";
+
+/** The running server's token inside the database, and how to read the file's own copy. */
+export interface IdentityStamp {
+  /** The token this start stored. */
+  readonly token: string;
+  /**
+   * The tokens the database file itself holds, WAL aside (an `immutable=1` read-only connection,
+   * which reads the file only). Rejects when the file is no longer a database with the table.
+   */
+  tokens(): Promise<readonly string[]>;
+  /** Asks for a checkpoint, so the token reaches the file; errors are ignored. */
+  settle(): Promise<void>;
+}
 
 /** A running guard. */
 export interface FileGuard {
@@ -31,6 +63,8 @@ export interface FileGuard {
   check(): Promise<FileChange | undefined>;
   /** Stops the timer. */
   stop(): void;
+  /** Resolves once a check still running has ended (call before closing the database). */
+  idle(): Promise<void>;
 }
 
 /** Options of {@linkcode guardDatabaseFile}. */
@@ -39,11 +73,15 @@ export interface FileGuardOptions {
   readonly intervalMs?: number;
   /** Called once, when the guard trips. */
   readonly onChange?: (change: FileChange) => void;
+  /** The token stored inside the database by this start, to notice an in-place overwrite. */
+  readonly identity?: IdentityStamp;
 }
 
 interface Identity {
   readonly dev: number;
   readonly ino: number;
+  /** Creation time where the file system records one (0 otherwise): inode numbers are reused. */
+  readonly born: number;
 }
 
 type Stat = (path: string) => Promise<Identity | undefined>;
@@ -56,13 +94,27 @@ async function statter(): Promise<Stat> {
   const { stat } = await import("node:fs/promises");
   return async (path) => {
     try {
-      const { dev, ino } = await stat(path);
-      return { dev, ino };
+      const { dev, ino, birthtimeMs } = await stat(path);
+      return { dev, ino, born: birthtimeMs ?? 0 };
     } catch (error) {
       if ((error as { code?: string }).code === "ENOENT") return undefined;
       throw error;
     }
   };
+}
+
+/**
+ * A one-line reason not to open the embedded database at `path` from a second process, or
+ * undefined. A WAL without its `-shm` index means a running server's index was removed (the last
+ * connection to close deletes both; a crash leaves both): opening the database now would create
+ * a fresh index beside the server's and lose writes (sqlite.org/howtocorrupt.html §2.4).
+ */
+export async function missingIndexProblem(path: string): Promise<string | undefined> {
+  const stat = await statter();
+  if (await stat(`${path}-wal`) === undefined || await stat(`${path}-shm`) !== undefined) return;
+  return `Cannot open ${path}: its WAL is there but its -shm index is not, so a running ` +
+    `server's index was removed. Stop that server first (or, if none runs, start the server ` +
+    `once: it rebuilds the index); opening it now would lose writes`;
 }
 
 /** Keeps a timer from holding the process open (Node and Bun timers, and Deno's numbers). */
@@ -76,9 +128,15 @@ export function unref(timer: ReturnType<typeof setInterval>): void {
 }
 
 /**
- * Starts guarding the database file at `path` (and its `-wal`), as they are now: call it right
- * after the database was opened. When no file is at `path`, there is nothing to guard and the
- * guard never trips.
+ * Starts guarding the database file at `path` (and its `-wal` and `-shm`), as they are now:
+ * call it right after the database was opened. When no file is at `path`, there is nothing to
+ * guard and the guard never trips.
+ *
+ * The guard never opens the database file itself: closing any descriptor of a file drops every
+ * POSIX advisory lock the process holds on it, SQLite's included (sqlite.org/howtocorrupt.html
+ * §2.2), and another process could then take itself for the last connection and delete the WAL
+ * under the server. It only stats, and reads through SQLite (`identity.tokens`), which keeps its
+ * own descriptors of a locked file open until its locks are released.
  *
  * @example
  * ```ts
@@ -103,6 +161,8 @@ export async function guardDatabaseFile(
   const stat = await statter();
   const database = await stat(path);
   let wal = await stat(`${path}-wal`);
+  let shm = await stat(`${path}-shm`);
+  let tokenSeen = false;
   let tripped: FileChange | undefined;
   let pending: Promise<FileChange | undefined> | undefined;
 
@@ -111,15 +171,40 @@ export async function guardDatabaseFile(
     tripped = change;
     options.onChange?.(change);
   };
+  const same = (a: Identity, b: Identity) =>
+    a.dev === b.dev && a.ino === b.ino && a.born === b.born;
+  /** A companion file: gone once seen is a removal, another inode a replacement. */
+  const companion = async (
+    suffix: string,
+    seen: Identity | undefined,
+    removed: FileChange,
+    replaced: FileChange,
+  ): Promise<Identity | undefined> => {
+    const now = await stat(path + suffix);
+    if (seen !== undefined && now === undefined) trip(removed);
+    else if (seen !== undefined && now !== undefined && !same(seen, now)) trip(replaced);
+    return seen ?? now; // one created after the open is guarded from then on
+  };
   const inspect = async (): Promise<FileChange | undefined> => {
     if (tripped !== undefined || database === undefined) return tripped;
     const now = await stat(path);
     if (now === undefined) trip("database_removed");
-    else if (now.dev !== database!.dev || now.ino !== database!.ino) trip("database_replaced");
-    else {
-      const walNow = await stat(`${path}-wal`);
-      if (wal !== undefined && walNow === undefined) trip("wal_removed");
-      wal ??= walNow; // a WAL created after the open is guarded from then on
+    else if (!same(now, database)) trip("database_replaced");
+    if (tripped !== undefined) return tripped;
+    wal = await companion("-wal", wal, "wal_removed", "wal_replaced");
+    shm = await companion("-shm", shm, "shm_removed", "shm_replaced");
+    const identity = options.identity;
+    if (tripped === undefined && identity !== undefined) {
+      const holdsToken = () =>
+        identity.tokens().then((tokens) => tokens.includes(identity.token), () => false);
+      if (await holdsToken()) tokenSeen = true;
+      else if (tokenSeen) trip("database_overwritten");
+      else {
+        // Not there yet: checkpoint, and look again at once. (A checkpoint copies only WAL
+        // frames not copied before, so once the token was seen, none writes it back.)
+        await identity.settle().catch(() => {});
+        tokenSeen = await holdsToken();
+      }
     }
     return tripped;
   };
@@ -141,6 +226,9 @@ export async function guardDatabaseFile(
     check,
     stop() {
       clearInterval(timer);
+    },
+    async idle() {
+      await pending;
     },
   };
 }

@@ -16,19 +16,54 @@
  * submissions it happened to share a commit with. A failure of the database itself (busy,
  * stalled, broken) fails the whole batch at once: retrying row by row would only multiply it.
  *
+ * Deadlines (issue 18). Every write has one (`timeoutMs` from its arrival), checked by the shared
+ * coarse timer of faults.ts, and its answer says what is known at that moment:
+ *
+ * - still queued: it is taken out of the queue and will never be sent ({@linkcode DeadlineError});
+ * - sent, no answer yet: the outcome is unknown ({@linkcode IndeterminateError}). A later answer
+ *   of that commit is not reported to anyone; it is what the status URL then shows.
+ *
+ * The commit call has a deadline too, the deadline of the writer that leads it (the newest of its
+ * batch). Past it, the leader gives up on the call, `onAbandon` drops the call's connection, and
+ * the lead passes on: the next batch goes out on a fresh connection at once, so one stuck socket
+ * holds at most one batch for at most one deadline.
+ *
  * @module
  */
+import { DeadlineError, IndeterminateError, watchDeadlines } from "./faults.ts";
+
+/** Where a write is: waiting in the queue, carried by a commit in flight, or answered. */
+const QUEUED = 0;
+const SENT = 1;
+const SETTLED = 2;
+
+/** `lead`: commit the next batch; `settled`: look at the write's state. */
+type Signal = "lead" | "settled";
 
 interface Pending<T, R> {
   readonly item: T;
+  /** `Date.now()` past which the write is answered with what is known. */
+  readonly expiresAt: number;
+  state: typeof QUEUED | typeof SENT | typeof SETTLED;
   /** What the commit reported for this item. */
   result?: R;
-  /** Wakes a queued writer: `done` (its item is committed) or `lead` (commit the next batch). */
-  wake?: (outcome: "done" | "lead") => void;
-  /** Fails a queued writer whose item could not be committed. */
-  fail?: (error: unknown) => void;
-  /** Set when the leader's own item could not be committed. */
+  /** Set when the item could not be committed (or its outcome is unknown). */
   failed?: { error: unknown };
+  /** Wakes the writer's call. */
+  wake?: (signal: Signal) => void;
+}
+
+/** One commit call and the writes it carries, in arrival (and so deadline) order. */
+interface Run<T, R> {
+  readonly items: Pending<T, R>[];
+  /** The writer whose call runs the commit; its deadline is the call's. */
+  readonly leader: Pending<T, R>;
+  /** Index of the first item the deadline sweep has not yet looked at. */
+  swept: number;
+  /** The call returned (or every retry did). */
+  ended: boolean;
+  /** The leader gave up on the call at its deadline. */
+  abandoned: boolean;
 }
 
 /** A message port of the runtimes that can keep a process alive (Node, Deno, Bun). */
@@ -42,6 +77,18 @@ export interface CommitCounters {
   writes: number;
 }
 
+/** Options of {@linkcode GroupCommitter}. */
+export interface GroupCommitOptions {
+  /** Most items in one transaction (and so the time one commit holds the writer). Default 256. */
+  readonly maxBatch?: number;
+  /** Whether a failed batch should be retried one item per transaction (default: always). */
+  readonly retryAlone?: (error: unknown) => boolean;
+  /** Deadline of each write from its arrival, in milliseconds. Default: none. */
+  readonly timeoutMs?: number;
+  /** Called when a commit call is given up at its deadline: drop its connection. */
+  readonly onAbandon?: () => void;
+}
+
 /**
  * Batches items into shared commits made by `commit` (one durable transaction per call), which
  * answers one result per item, in order.
@@ -50,42 +97,51 @@ export class GroupCommitter<T, R = void> {
   readonly #commit: (items: readonly T[]) => Promise<readonly R[]>;
   readonly #maxBatch: number;
   readonly #retryAlone: (error: unknown) => boolean;
+  readonly #timeoutMs: number;
+  readonly #onAbandon: (() => void) | undefined;
   #queue: Pending<T, R>[] = [];
+  /** Commit calls not yet returned, abandoned ones included. */
+  readonly #runs = new Set<Run<T, R>>();
   #running = false;
+  readonly #sweep = (now: number) => this.#expire(now);
   /** Commit counters since start. */
   readonly counters: CommitCounters = { commits: 0, writes: 0 };
 
-  /**
-   * `commit` writes all items in one transaction; `maxBatch` bounds one transaction's size (and
-   * so the time one commit holds the writer); `retryAlone` says whether a failed batch should be
-   * retried one item per transaction (default: always).
-   */
+  /** `commit` writes all items in one transaction; see {@linkcode GroupCommitOptions}. */
   constructor(
     commit: (items: readonly T[]) => Promise<readonly R[]>,
-    options: { maxBatch?: number; retryAlone?: (error: unknown) => boolean } = {},
+    options: GroupCommitOptions = {},
   ) {
     this.#commit = commit;
     this.#maxBatch = options.maxBatch ?? 256;
     this.#retryAlone = options.retryAlone ?? (() => true);
+    this.#timeoutMs = options.timeoutMs ?? Infinity;
+    this.#onAbandon = options.onAbandon;
   }
 
-  /** Resolves with the item's result once it is committed durably; rejects if it could not be. */
+  /**
+   * Resolves with the item's result once it is committed durably. Rejects with
+   * {@linkcode DeadlineError} when it was never sent, with {@linkcode IndeterminateError} when it
+   * was sent and the outcome is unknown, or with the commit's own error.
+   */
   async write(item: T): Promise<R> {
-    const own: Pending<T, R> = { item };
+    const now = Date.now();
+    const own: Pending<T, R> = { item, expiresAt: now + this.#timeoutMs, state: QUEUED };
     this.#queue.push(own);
+    if (this.#timeoutMs !== Infinity) {
+      // Registers once; every write also keeps the shared timer alive (see faults.ts).
+      watchDeadlines(this.#sweep, now);
+    }
+    let signal: Signal = "lead";
     if (this.#running) {
-      const outcome = await new Promise<"done" | "lead">((resolve, reject) => {
-        own.wake = resolve;
-        own.fail = reject;
-      });
-      if (outcome === "done") return own.result as R;
+      signal = await new Promise<Signal>((resolve) => own.wake = resolve);
     } else {
       this.#running = true;
       // A macrotask, not a microtask: requests already received get to queue their writes
       // before the commit starts, which is what lets concurrent submissions share it.
       await this.#nextTurn();
     }
-    await this.#lead(own);
+    if (signal === "lead") await this.#lead(own);
     if (own.failed !== undefined) throw own.failed.error;
     return own.result as R;
   }
@@ -121,41 +177,112 @@ export class GroupCommitter<T, R = void> {
     this.#channel = undefined;
   }
 
-  /** Resolves when nothing is queued or being committed. */
+  /** Resolves when nothing is queued or being committed (calls abandoned at their deadline aside). */
   async idle(): Promise<void> {
-    while (this.#running) await new Promise((resolve) => setTimeout(resolve, 1));
+    // A call given up on at its deadline is not waited for: it may never answer.
+    while (this.#running || [...this.#runs].some((run) => !run.abandoned)) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
   }
 
-  /** Commits the next batch (it starts with `own`), then hands the lead on or goes idle. */
+  /**
+   * Commits the next batch (it holds `own`), waits for the call or for `own`'s deadline, then
+   * hands the lead on or goes idle. The hand-over happens in every case, or the queue would stall.
+   */
   async #lead(own: Pending<T, R>): Promise<void> {
-    const batch = this.#queue.splice(0, this.#maxBatch);
     try {
-      await this.#settle(batch, own);
+      // The deadline timer may not have run (a thread blocked by a synchronous commit): nothing
+      // past its deadline may be sent, so the queue is swept here too.
+      this.#expire(Date.now());
+      if (own.state !== QUEUED) return; // answered at its deadline before it could lead
+      const batch = this.#queue.splice(0, this.#maxBatch);
+      for (const pending of batch) pending.state = SENT;
+      const run: Run<T, R> = {
+        items: batch,
+        leader: own,
+        swept: 0,
+        ended: false,
+        abandoned: false,
+      };
+      this.#runs.add(run);
+      void this.#execute(run);
+      while (!run.ended && !run.abandoned) {
+        await new Promise<Signal>((resolve) => own.wake = resolve);
+      }
     } finally {
-      const next = this.#queue[0];
+      // The newest write of the next batch leads it: its deadline, the latest, is the call's.
+      const next = this.#queue[Math.min(this.#queue.length, this.#maxBatch) - 1];
       if (next === undefined) this.#running = false;
       else next.wake?.("lead");
     }
   }
 
-  async #settle(batch: Pending<T, R>[], own: Pending<T, R>): Promise<void> {
+  /** Runs the commit call of `run` and answers each write it carries that is still waiting. */
+  async #execute(run: Run<T, R>): Promise<void> {
     try {
-      const results = await this.#commit(batch.map((pending) => pending.item));
+      const results = await this.#commit(run.items.map((pending) => pending.item));
       this.counters.commits++;
-      this.counters.writes += batch.length;
-      batch.forEach((pending, index) => {
-        pending.result = results[index];
-        if (pending !== own) pending.wake?.("done");
-      });
+      this.counters.writes += run.items.length;
+      run.items.forEach((pending, index) => this.#settle(pending, undefined, results[index]));
     } catch (error) {
-      if (batch.length === 1 || !this.#retryAlone(error)) {
-        for (const pending of batch) {
-          if (pending === own) own.failed = { error };
-          else pending.fail?.(error);
-        }
+      if (run.items.length === 1 || !this.#retryAlone(error)) {
+        const failure = run.abandoned ? new IndeterminateError(error) : error;
+        for (const pending of run.items) this.#settle(pending, { error: failure });
         return;
       }
-      for (const pending of batch) await this.#settle([pending], own);
+      // The batch failed as a whole, so nothing of it was stored: each write is tried alone.
+      for (const pending of run.items) {
+        if (pending.state !== SENT) continue;
+        if (run.abandoned) {
+          this.#settle(pending, { error: new DeadlineError(this.#timeoutMs) });
+          continue;
+        }
+        try {
+          const [result] = await this.#commit([pending.item]);
+          this.counters.commits++;
+          this.counters.writes++;
+          this.#settle(pending, undefined, result);
+        } catch (alone) {
+          this.#settle(pending, { error: run.abandoned ? new IndeterminateError(alone) : alone });
+        }
+      }
+    } finally {
+      run.ended = true;
+      this.#runs.delete(run);
+      run.leader.wake?.("settled");
     }
+  }
+
+  #settle(pending: Pending<T, R>, failed: { error: unknown } | undefined, result?: R): void {
+    if (pending.state === SETTLED) return; // answered at its deadline already
+    pending.state = SETTLED;
+    if (failed !== undefined) pending.failed = failed;
+    else pending.result = result;
+    pending.wake?.("settled");
+  }
+
+  /** The deadline sweep (shared timer): answers every write past its deadline. */
+  #expire(now: number): boolean {
+    // Same timeout for every write, so the queue is in deadline order: expired ones are in front.
+    while (this.#queue.length > 0 && this.#queue[0].expiresAt <= now) {
+      this.#settle(this.#queue.shift()!, { error: new DeadlineError(this.#timeoutMs) });
+    }
+    for (const run of this.#runs) {
+      while (run.swept < run.items.length && run.items[run.swept].expiresAt <= now) {
+        this.#settle(run.items[run.swept++], { error: new IndeterminateError() });
+      }
+      if (!run.abandoned && run.leader.expiresAt <= now) {
+        run.abandoned = true;
+        this.#settle(run.leader, { error: new IndeterminateError() });
+        this.#onAbandon?.();
+        run.leader.wake?.("settled");
+      }
+    }
+    // An abandoned call whose writes are all answered needs no more sweeping.
+    if (this.#queue.length > 0) return true;
+    for (const run of this.#runs) {
+      if (!run.abandoned || run.swept < run.items.length) return true;
+    }
+    return false;
   }
 }

@@ -193,6 +193,22 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 6,
+    name: "database identity",
+    // Working state of the file guard (src/store/file_guard.ts), not a record. Each server start
+    // on an embedded file inserts a random token and keeps the newest 16; the guard reads them
+    // from the file itself, WAL aside (an immutable connection). A file overwritten
+    // in place (`cp backup.db beacon.db`: same inode) no longer holds the running server's
+    // token, which the inode check cannot see.
+    statements: [
+      `CREATE TABLE IF NOT EXISTS database_identity (
+        seq INTEGER PRIMARY KEY,
+        token TEXT NOT NULL UNIQUE,
+        stamped_at TEXT NOT NULL
+      ) STRICT`,
+    ],
+  },
+  {
     version: 8,
     name: "signed redaction records",
     // Issue 19: a redaction record is signed by the holder of the Beacon's key

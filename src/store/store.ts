@@ -12,9 +12,15 @@
  * @module
  */
 import type { Client } from "@libsql/client";
-import { StorageError } from "../errors.ts";
-import { type DatabaseConfig, isEmbedded, openClient } from "./client.ts";
-import { ConnectionStateError, DeadlineError, isBusy, withDeadline } from "./faults.ts";
+import { OutcomeUnknownError, StorageError } from "../errors.ts";
+import { type DatabaseConfig, embeddedFilePath, isEmbedded, openClient } from "./client.ts";
+import {
+  ConnectionStateError,
+  DeadlineError,
+  IndeterminateError,
+  isBusy,
+  withDeadline,
+} from "./faults.ts";
 import { GroupCommitter } from "./group_commit.ts";
 import { migrateSchema, MIGRATIONS } from "./migrations.ts";
 import {
@@ -26,6 +32,8 @@ import {
   SUMMARY_COLUMNS,
   toSummary,
 } from "./rows.ts";
+import type { IdentityStamp } from "./file_guard.ts";
+import { RemoteConnection } from "./remote.ts";
 import { WriterThread } from "./writer_thread.ts";
 
 export type { NewSubmission, SubmissionKind, SubmissionSummary, Surface } from "./rows.ts";
@@ -39,7 +47,32 @@ export const DEFAULT_DATABASE_TIMEOUT_MS = 10_000;
  */
 function isRowFault(error: unknown): boolean {
   return !(isBusy(error) || error instanceof DeadlineError ||
-    error instanceof ConnectionStateError);
+    error instanceof ConnectionStateError || error instanceof IndeterminateError);
+}
+
+/**
+ * The remote commit: one multi-row `INSERT … RETURNING` on the connection's current client. A
+ * failure is reported as {@linkcode IndeterminateError} unless it is known that nothing was
+ * applied: the statement was never sent, the connection was refused, or the server answered it
+ * with an error (a statement is atomic in autocommit, so a refused one stored nothing). A 5xx
+ * may come from a gateway in front of the database that did forward it, so it proves nothing.
+ */
+async function commitRemote(
+  connection: RemoteConnection,
+  rows: readonly PendingRow[],
+): Promise<boolean[]> {
+  const before = connection.lastSend;
+  try {
+    const args = rows.flatMap((row) => [...row.values, ...(row.keySince ?? [])]);
+    const result = await connection.client.execute({ sql: insertBatchSql(rows), args });
+    const inserted = new Set(result.rows.map((row) => String(row[0])));
+    return rows.map((row) => inserted.has(row.id));
+  } catch (error) {
+    const sent = connection.lastSend;
+    const nothingApplied = sent === before || sent.connectFailed ||
+      (sent.status >= 400 && sent.status < 500);
+    throw nothingApplied ? error : new IndeterminateError(error);
+  }
 }
 
 type Read = (
@@ -71,6 +104,9 @@ export class SubmissionStore {
   readonly #read: Read;
   readonly #timeoutMs: number;
   readonly #release: () => Promise<void>;
+  readonly #abandonRead: (() => void) | undefined;
+  /** The file of an embedded database (guarded by src/store/file_guard.ts). */
+  readonly #embeddedPath: string | undefined;
 
   private constructor(
     client: Client,
@@ -81,6 +117,12 @@ export class SubmissionStore {
       commit: Commit;
       release: () => Promise<void>;
       timeoutMs: number;
+      /** Drops the connection of a read past its deadline (remote databases). */
+      abandonRead?: () => void;
+      /** Drops the connection of a commit past its deadline (remote databases). */
+      abandonCommit?: () => void;
+      /** The file of an embedded database. */
+      embeddedPath?: string;
     },
   ) {
     this.client = client;
@@ -90,7 +132,13 @@ export class SubmissionStore {
     this.#read = parts.read;
     this.#release = parts.release;
     this.#timeoutMs = parts.timeoutMs;
-    this.#writer = new GroupCommitter(parts.commit, { retryAlone: isRowFault });
+    this.#abandonRead = parts.abandonRead;
+    this.#embeddedPath = parts.embeddedPath;
+    this.#writer = new GroupCommitter(parts.commit, {
+      retryAlone: isRowFault,
+      timeoutMs: parts.timeoutMs,
+      onAbandon: parts.abandonCommit,
+    });
   }
 
   /** Opens the database, applies migrations, and returns the store. */
@@ -99,14 +147,40 @@ export class SubmissionStore {
     now: () => number = Date.now,
   ): Promise<SubmissionStore> {
     const timeoutMs = config.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
-    const client = await withDeadline(openClient(config), timeoutMs);
+    const client = await withDeadline(openClient(config, { server: true }), timeoutMs);
     const opened: { close(): unknown }[] = [client];
     try {
       const schema = await withDeadline(migrateSchema(client, now), timeoutMs);
       const created = schema.applied === MIGRATIONS.length;
-      // Remote databases, and in-memory ones (private to the client's connection, so nothing
-      // else can hold their lock), commit through the client.
-      if (!isEmbedded(config.url) || config.url === ":memory:") {
+      // Remote databases commit and read on connections of their own (src/store/remote.ts),
+      // each dropped for a fresh one when a call on it passes its deadline, so one dark socket
+      // holds at most one call. Commits never queue behind reads in the client.
+      if (!isEmbedded(config.url)) {
+        const writer = await RemoteConnection.open(config);
+        const reader = await RemoteConnection.open(config);
+        return new SubmissionStore(client, {
+          created,
+          schema,
+          timeoutMs,
+          read: async (sql, args) =>
+            (await reader.client.execute({ sql, args })).rows as unknown as Record<
+              string,
+              unknown
+            >[],
+          commit: (rows) => commitRemote(writer, rows),
+          abandonRead: () => reader.drop(),
+          abandonCommit: () => writer.drop(),
+          release: () => {
+            writer.close();
+            reader.close();
+            client.close();
+            return Promise.resolve();
+          },
+        });
+      }
+      // In-memory databases (private to the client's connection, so nothing else can hold their
+      // lock) commit through the client.
+      if (config.url === ":memory:") {
         return new SubmissionStore(client, {
           created,
           schema,
@@ -133,6 +207,9 @@ export class SubmissionStore {
         created,
         schema,
         timeoutMs,
+        embeddedPath: /(^|[?&])mode=memory(&|$)/.test(config.url)
+          ? undefined
+          : embeddedFilePath(config.url),
         read: (sql, args) => connection.all(sql, args),
         commit: thread !== undefined
           ? (rows) => thread.commit(rows)
@@ -155,17 +232,21 @@ export class SubmissionStore {
   }
 
   /**
-   * Appends one submission; resolves only once it is durably committed, with `true`. With
+   * Appends one submission; resolves only once it is durably committed, with `true`. Throws
+   * {@linkcode OutcomeUnknownError} when the commit was sent and its outcome is unknown, and
+   * {@linkcode StorageError} only when nothing was or will be stored. With
    * `keyWindowStart` (an ISO time) and an idempotency key, resolves `false` instead, storing
    * nothing, when the same source used the same key since then.
    */
   async append(submission: NewSubmission, keyWindowStart?: string): Promise<boolean> {
     try {
-      return await withDeadline(
-        this.#writer.write(pendingRow(submission, keyWindowStart)),
-        this.#timeoutMs,
-      );
+      // The committer keeps the deadline: a write still queued at it is never sent, and one
+      // sent without an answer is reported as indeterminate.
+      return await this.#writer.write(pendingRow(submission, keyWindowStart));
     } catch (error) {
+      if (error instanceof IndeterminateError) {
+        throw new OutcomeUnknownError(submission.id, { cause: error });
+      }
       throw new StorageError(error);
     }
   }
@@ -224,6 +305,45 @@ export class SubmissionStore {
     }
   }
 
+  /**
+   * Stores a fresh random token inside an embedded database file for the file guard (migration
+   * 6), keeping the newest 16, and says how to read the file's own copy. Undefined for remote and
+   * in-memory databases.
+   */
+  async stampIdentity(
+    randomBytes: (length: number) => Uint8Array<ArrayBuffer>,
+    now: () => number,
+  ): Promise<IdentityStamp | undefined> {
+    const path = this.#embeddedPath;
+    if (path === undefined) return undefined;
+    const token = Array.from(randomBytes(16), (byte) => byte.toString(16).padStart(2, "0"))
+      .join("");
+    try {
+      const run = (sql: string, args: (string | number)[] = []) =>
+        withDeadline(this.client.execute({ sql, args }), this.#timeoutMs);
+      await run(
+        "INSERT INTO database_identity (token, stamped_at) VALUES (?, ?)",
+        [token, new Date(now()).toISOString()],
+      );
+      await run(
+        `DELETE FROM database_identity WHERE seq NOT IN
+          (SELECT seq FROM database_identity ORDER BY seq DESC LIMIT 16)`,
+      );
+    } catch (error) {
+      throw new StorageError(error);
+    }
+    const { EmbeddedConnection } = await import("./embedded.ts");
+    return {
+      token,
+      tokens: async () =>
+        (await EmbeddedConnection.readFile(path, "SELECT token FROM database_identity"))
+          .map((row) => String(row.token)),
+      // On the checked connection, which never blocks the thread on a lock (the client's
+      // connection would wait up to its busy timeout while another process holds the lock).
+      settle: async () => void await this.#query("PRAGMA wal_checkpoint(PASSIVE)", []),
+    };
+  }
+
   /** Waits for queued writes, then closes the database. */
   async close(): Promise<void> {
     await this.#writer.idle();
@@ -233,7 +353,7 @@ export class SubmissionStore {
 
   async #query(sql: string, args: Parameters<Read>[1]): Promise<Record<string, unknown>[]> {
     try {
-      return await withDeadline(this.#read(sql, args), this.#timeoutMs);
+      return await withDeadline(this.#read(sql, args), this.#timeoutMs, this.#abandonRead);
     } catch (error) {
       throw new StorageError(error);
     }

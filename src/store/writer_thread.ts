@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { IndeterminateError } from "./faults.ts";
 import type { PendingRow } from "./rows.ts";
 
 /** Messages to the worker. */
@@ -68,7 +69,10 @@ export class WriterThread {
     };
     worker.onerror = (event) => {
       event.preventDefault();
-      for (const pending of this.#pending.values()) pending.reject(new WriterError("crashed"));
+      // A crash may come after a COMMIT that reached the disk: the outcome is unknown.
+      for (const pending of this.#pending.values()) {
+        pending.reject(new IndeterminateError(new WriterError("crashed")));
+      }
       this.#pending.clear();
     };
   }

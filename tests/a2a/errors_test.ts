@@ -13,7 +13,7 @@ import {
   invalidParams,
   toJsonRpcError,
 } from "../../src/a2a/errors.ts";
-import { BeaconError, StorageError } from "../../src/errors.ts";
+import { BeaconError, OutcomeUnknownError, StorageError } from "../../src/errors.ts";
 
 Deno.test("FAILURES has the A2A §5.4 and JSON-RPC 2.0 codes with UPPER_SNAKE reasons", () => {
   const expected: Record<FailureKind, [number, string]> = {
@@ -23,6 +23,7 @@ Deno.test("FAILURES has the A2A §5.4 and JSON-RPC 2.0 codes with UPPER_SNAKE re
     invalidParams: [-32602, "INVALID_PARAMS"],
     internal: [-32603, "INTERNAL"],
     unavailable: [-32603, "UNAVAILABLE"],
+    outcomeUnknown: [-32603, "OUTCOME_UNKNOWN"],
     taskNotFound: [-32001, "TASK_NOT_FOUND"],
     taskNotCancelable: [-32002, "TASK_NOT_CANCELABLE"],
     pushNotificationNotSupported: [-32003, "PUSH_NOTIFICATION_NOT_SUPPORTED"],
@@ -60,6 +61,21 @@ Deno.test("toJsonRpcError() maps a StorageError to -32603 UNAVAILABLE with a fix
   assertStrictEquals(error.message, "Storage is unavailable; retry later");
   assertStrictEquals(error.data[0].reason, "UNAVAILABLE");
   assertEquals(error.data[0].metadata, {});
+});
+
+Deno.test("toJsonRpcError() maps an unknown commit outcome to -32603 OUTCOME_UNKNOWN naming the task", () => {
+  const unknown = new OutcomeUnknownError("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", {
+    cause: new Error("SQLITE_BUSY: /var/lib/beacon.db"),
+  }).at((id) => `https://beacon.example/beacon/0.1/submissions/${id}`);
+  const error = toJsonRpcError(unknown);
+  assertStrictEquals(error.code, -32603);
+  assertStrictEquals(error.data[0].reason, "OUTCOME_UNKNOWN");
+  assertEquals(error.data[0].metadata, {
+    taskId: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    statusUrl: "https://beacon.example/beacon/0.1/submissions/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+  });
+  assertStrictEquals(failureKindOf(unknown), "outcomeUnknown");
+  assertStrictEquals(JSON.stringify(error).includes("SQLITE"), false);
 });
 
 Deno.test("toJsonRpcError() never exposes an unknown error's message", () => {

@@ -120,7 +120,7 @@ Deno.test("sqld stopped (SIGSTOP) and continued: the waiting submission is then 
   }
 });
 
-Deno.test("a slow or stalled network delays answers but breaks nothing; a cut answers 503", async () => {
+Deno.test("a slow or stalled network delays answers but breaks nothing; a cut mid-request answers outcome_unknown, then 404", async () => {
   const sqld = await startSqld();
   const proxy = startFaultProxy(sqld.port);
   const beacon = createBeacon({ database: { url: proxy.url }, rateLimit: "off" });
@@ -146,12 +146,19 @@ Deno.test("a slow or stalled network delays answers but breaks nothing; a cut an
     await new Promise((resolve) => setTimeout(resolve, 300));
     proxy.refuse(true);
     proxy.cut();
+    // The request had left the Beacon when its connection broke: from where the Beacon stands
+    // the outcome is unknown, so it says so and names the id; the status then says "not stored".
     const failed = await inFlight;
     assertEquals(failed.status, 503);
-    assertEquals((await failed.json()).error.code, "unavailable");
+    const { error } = await failed.json();
+    assertEquals(error.code, "outcome_unknown");
+    assertEquals(error.status, `http://127.0.0.1/beacon/0.1/submissions/${error.id}`);
     proxy.refuse(false);
     proxy.setDelay(0);
     assertEquals((await submit(beacon, "after the cut")).status, 202, "it recovers by itself");
+    const status = await beacon.fetch(new Request(error.status));
+    await status.body?.cancel();
+    assertEquals(status.status, 404, "the cut request never reached sqld");
 
     const texts = await storedTexts(sqld.url);
     assertEquals(texts.length, 13);
@@ -292,7 +299,7 @@ for (const entry of ENTRIES) {
   });
 }
 
-Deno.test("sqld stopped past the database deadline: 503 within the deadline, nothing acknowledged that is not stored", async () => {
+Deno.test("sqld stopped past the database deadline: 503 outcome_unknown within the deadline, and its status URL tells the truth after", async () => {
   const sqld = await startSqld();
   const beacon = createBeacon({ database: { url: sqld.url, timeoutMs: 1_000 }, rateLimit: "off" });
   const acknowledged: string[] = [];
@@ -306,8 +313,10 @@ Deno.test("sqld stopped past the database deadline: 503 within the deadline, not
       submit(beacon, "while stopped"),
       beacon.fetch(new Request(`http://127.0.0.1/beacon/0.1/submissions/${acknowledged[0]}`)),
     ]);
+    // The commit was sent to a frozen sqld: its outcome is unknown, and the answer says so.
     assertEquals(stalled.status, 503);
-    assertEquals((await stalled.json()).error.code, "unavailable");
+    const { error } = await stalled.json();
+    assertEquals(error.code, "outcome_unknown");
     assertEquals(status.status, 503);
     await status.body?.cancel();
     sqld.resume();
@@ -317,9 +326,11 @@ Deno.test("sqld stopped past the database deadline: 503 within the deadline, not
     const db = createClient({ url: sqld.url });
     try {
       const ids = (await db.execute("SELECT id FROM submissions")).rows.map((row) => row.id);
-      // Every 202 is stored. The stalled one may or may not have reached sqld before the stop;
-      // either way its sender got no receipt for it.
       for (const id of acknowledged) assert(ids.includes(id), "an acknowledged row is missing");
+      // Continued, sqld ran the commit it had received: the status URL now tells which.
+      const later = await beacon.fetch(new Request(error.status));
+      await later.body?.cancel();
+      assertEquals(later.status, ids.includes(error.id) ? 200 : 404);
     } finally {
       db.close();
     }

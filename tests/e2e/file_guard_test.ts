@@ -1,11 +1,14 @@
 /**
- * Operator faults are loud (issue 10, finding 6): the real server (`src/runtime/deno.ts`) on a
- * real temporary database notices the database file removed or replaced, or its WAL removed,
- * writes one log line naming it, and from then on acknowledges nothing: every submission (and
- * every other request) is `503 unavailable`.
+ * Operator faults are loud (issue 10, finding 6; issue 18, findings 3 and 4): the real server
+ * (`src/runtime/deno.ts`) on a real temporary database notices the database file removed,
+ * replaced or overwritten in place, or its WAL or `-shm` index removed, writes one log line
+ * naming it, and from then on acknowledges nothing: every submission (and every other request)
+ * is `503 unavailable`. A second process (the real review CLI) refuses to open a database whose
+ * `-shm` index was removed under a running server, instead of building a second index.
  */
 import { createClient } from "@libsql/client";
-import { assert, assertEquals } from "../support/assert.ts";
+import { assert, assertEquals, assertRejects } from "../support/assert.ts";
+import { review } from "../support/review.ts";
 import { type ServerProcess, startServer } from "../support/server.ts";
 
 const SUBMIT = "/beacon/0.1/submissions";
@@ -126,4 +129,88 @@ Deno.test("the WAL removed under the running server: 503 from then on, logged on
     await assertNothingAcknowledged(server, id);
     await assertNoLaterContent(server);
   });
+});
+
+/** The ids of every stored submission, read on a connection of the test's own. */
+async function storedIds(path: string): Promise<string[]> {
+  const client = createClient({ url: `file:${path}` });
+  try {
+    return (await client.execute("SELECT id FROM submissions")).rows.map((row) => String(row.id));
+  } finally {
+    client.close();
+  }
+}
+
+for (const writerThread of ["off", "on"]) {
+  Deno.test(`the -shm index removed under the running server: 503 from then on, the review tool refuses to build a new one, and no acknowledged row is lost (writer thread ${writerThread})`, async () => {
+    const directory = await Deno.makeTempDir({ prefix: "beacon-test-" });
+    const env = { BEACON_WRITER_THREAD: writerThread };
+    const acknowledged: string[] = [];
+    try {
+      let server = await startServer({ env, directory });
+      const path = server.databaseUrl.slice("file:".length);
+      for (let i = 0; i < 5; i++) {
+        const answer = await submit(server, `before the fault ${i}`);
+        assertEquals(answer.status, 202);
+        acknowledged.push(JSON.parse(answer.body).receipt.id);
+      }
+      await Deno.remove(`${path}-shm`);
+      // A second process, right away (before the guard's next check): it must refuse, in one
+      // line, and must not build a fresh index beside the server's.
+      const mark = await review(`file:${path}`, ["mark", acknowledged[0], "--status", "reviewed"]);
+      assert(mark.code !== 0, "review mark refused");
+      assertEquals(mark.stderr.trim().split("\n").length, 1, mark.stderr);
+      assert(mark.stderr.includes("-shm index is not"), mark.stderr);
+      await assertRejects(() => Deno.stat(`${path}-shm`), Deno.errors.NotFound);
+      assertEquals(await logged(server, '"DatabaseShmRemoved"'), 1);
+      await assertNothingAcknowledged(server, acknowledged[0]);
+      await server.stop();
+      // Restarted on the same file: every 202 is there, and the review tool works again.
+      server = await startServer({ env, directory });
+      assertEquals((await storedIds(path)).sort(), [...acknowledged].sort());
+      const after = await review(`file:${path}`, ["mark", acknowledged[0], "--status", "reviewed"]);
+      assertEquals(after.code, 0, after.stderr);
+      await server.stop();
+    } finally {
+      await Deno.remove(directory, { recursive: true }).catch(() => {});
+    }
+  });
+}
+
+Deno.test("the database overwritten in place (cp backup.db beacon.db, same inode): 503 from then on, logged once", async () => {
+  const directory = await Deno.makeTempDir({ prefix: "beacon-test-" });
+  try {
+    let server = await startServer({ directory });
+    const path = server.databaseUrl.slice("file:".length);
+    assertEquals((await submit(server, "in the backup")).status, 202);
+    await server.stop();
+    await Deno.copyFile(path, `${directory}/backup.db`); // an ordinary backup, server stopped
+
+    server = await startServer({ directory });
+    const first = await submit(server, "after the backup");
+    assertEquals(first.status, 202);
+    const id = JSON.parse(first.body).receipt.id;
+    // Wait until this start's token has reached the file (the guard asks for the checkpoint).
+    const client = createClient({ url: server.databaseUrl });
+    const token = String(
+      (await client.execute("SELECT token FROM database_identity ORDER BY seq DESC LIMIT 1"))
+        .rows[0].token,
+    );
+    client.close();
+    // The guard's own checkpoint puts it there, and the guard looks at once in the same check.
+    for (let i = 0; i < 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      if (new TextDecoder("latin1").decode(await Deno.readFile(path)).includes(token)) break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const inode = (await Deno.stat(path)).ino;
+    await Deno.copyFile(`${directory}/backup.db`, path); // `cp`: truncates and writes in place
+    assertEquals((await Deno.stat(path)).ino, inode, "the same file, overwritten");
+    assertEquals(await logged(server, '"DatabaseFileOverwritten"'), 1);
+    await assertNothingAcknowledged(server, id);
+    assertEquals(await logged(server, '"DatabaseFileOverwritten"'), 1);
+    await server.stop();
+  } finally {
+    await Deno.remove(directory, { recursive: true }).catch(() => {});
+  }
 });

@@ -1,10 +1,14 @@
 /**
- * The database file guard on real temporary files: a replaced or removed database file and a
- * removed WAL trip it (once, sticky); an untouched one, a WAL that appears later, or no file at all
- * do not.
+ * The database file guard on real temporary files: a replaced, removed or overwritten database
+ * file, a removed WAL and a removed or rebuilt `-shm` index trip it (once, sticky); an untouched
+ * one, a WAL that appears later, or no file at all do not. And the second-process check.
  */
-import { assertEquals } from "../support/assert.ts";
-import { type FileChange, guardDatabaseFile } from "../../src/store/file_guard.ts";
+import { assert, assertEquals } from "../support/assert.ts";
+import {
+  type FileChange,
+  guardDatabaseFile,
+  missingIndexProblem,
+} from "../../src/store/file_guard.ts";
 
 async function withFolder(run: (folder: string) => Promise<void>): Promise<void> {
   const folder = await Deno.makeTempDir({ prefix: "beacon-guard-" });
@@ -119,5 +123,73 @@ Deno.test("guardDatabaseFile() checks on its own timer, which keeps no process a
       clearInterval(alive);
       guard.stop();
     }
+  });
+});
+
+Deno.test("guardDatabaseFile() trips on a removed -shm index, and on one rebuilt by another process", async () => {
+  for (const fault of ["removed", "replaced"] as const) {
+    await withFolder(async (folder) => {
+      const path = `${folder}/beacon.db`;
+      for (const suffix of ["", "-wal", "-shm"]) await Deno.writeTextFile(path + suffix, "x");
+      const { guard, changes } = await guarded(path);
+      try {
+        await Deno.remove(`${path}-shm`);
+        if (fault === "replaced") await Deno.writeTextFile(`${path}-shm`, "a fresh index");
+        assertEquals(await guard.check(), `shm_${fault}`);
+        assertEquals(changes, [`shm_${fault}`]);
+      } finally {
+        guard.stop();
+      }
+    });
+  }
+});
+
+Deno.test("guardDatabaseFile() trips once the database file, overwritten in place, lost the start's token", async () => {
+  await withFolder(async (folder) => {
+    const path = `${folder}/beacon.db`;
+    // The file's own copy of the tokens (the real one is read through SQLite, WAL aside).
+    await Deno.writeTextFile(path, "an older start");
+    let settled = 0;
+    const changes: FileChange[] = [];
+    const guard = await guardDatabaseFile(path, {
+      onChange: (change) => changes.push(change),
+      identity: {
+        token: "0123456789abcdef",
+        tokens: async () => (await Deno.readTextFile(path)).split(","),
+        // The checkpoint: the token reaches the file.
+        settle: async () => {
+          settled++;
+          await Deno.writeTextFile(path, "an older start,0123456789abcdef");
+        },
+      },
+    });
+    try {
+      assertEquals(await guard.check(), undefined, "checkpointed, then seen");
+      assertEquals(settled, 1);
+      assertEquals(await guard.check(), undefined);
+      assertEquals(settled, 1, "seen once, no more checkpoints asked for");
+      const inode = (await Deno.stat(path)).ino;
+      await Deno.writeTextFile(path, "an older start"); // a backup copied over it: same inode
+      assertEquals((await Deno.stat(path)).ino, inode);
+      assertEquals(await guard.check(), "database_overwritten");
+      assertEquals(changes, ["database_overwritten"]);
+    } finally {
+      guard.stop();
+    }
+  });
+});
+
+Deno.test("missingIndexProblem() refuses a WAL without its -shm index, in one line, and nothing else", async () => {
+  await withFolder(async (folder) => {
+    const path = `${folder}/beacon.db`;
+    assertEquals(await missingIndexProblem(path), undefined, "no database at all");
+    await Deno.writeTextFile(path, "db");
+    assertEquals(await missingIndexProblem(path), undefined, "closed cleanly: no WAL");
+    await Deno.writeTextFile(`${path}-wal`, "wal");
+    await Deno.writeTextFile(`${path}-shm`, "shm");
+    assertEquals(await missingIndexProblem(path), undefined, "open, or crashed: both there");
+    await Deno.remove(`${path}-shm`);
+    const problem = await missingIndexProblem(path);
+    assert(problem !== undefined && !problem.includes("\n") && problem.includes("-shm"));
   });
 });

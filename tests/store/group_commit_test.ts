@@ -7,6 +7,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { assert, assertEquals, assertRejects } from "../support/assert.ts";
 import { GroupCommitter } from "../../src/store/group_commit.ts";
+import { DeadlineError, IndeterminateError } from "../../src/store/faults.ts";
 
 Deno.test("GroupCommitter commits concurrent writes together, each inside a carrying writer's call", async () => {
   const caller = new AsyncLocalStorage<number>();
@@ -66,6 +67,73 @@ Deno.test("GroupCommitter hands each writer the result the commit reported for i
   const results = await Promise.all(Array.from({ length: 30 }, (_, i) => committer.write(i)));
   assertEquals(results, Array.from({ length: 30 }, (_, i) => `result of ${i}`));
   assert(committer.counters.commits < 30, "writes shared commits");
+  await committer.idle();
+  committer.close();
+});
+
+Deno.test("GroupCommitter: a sent write without an answer is indeterminate, the stuck call is abandoned, and the writes behind it go out on a new call", async () => {
+  const sent: number[][] = [];
+  const stuck = Promise.withResolvers<void[]>();
+  let abandoned = 0;
+  const committer = new GroupCommitter<number>((items) => {
+    sent.push([...items]);
+    // The first call never answers (a black-holed socket); later ones answer at once.
+    return sent.length === 1 ? stuck.promise : Promise.resolve(items.map(() => undefined));
+  }, { timeoutMs: 300, onAbandon: () => abandoned++ });
+  const first = committer.write(1);
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  const behind = committer.write(2); // queued behind the stuck call
+  const results = await Promise.allSettled([first, behind]);
+  assert(results[0].status === "rejected" && results[0].reason instanceof IndeterminateError);
+  assertEquals(results[1].status, "fulfilled", "not held by the stuck call");
+  assertEquals(abandoned, 1, "the stuck call's connection was dropped");
+  assertEquals(sent, [[1], [2]]);
+  stuck.resolve([undefined]); // a late answer of the abandoned call is reported to nobody
+  await committer.idle();
+  committer.close();
+});
+
+Deno.test("GroupCommitter never sends a write after its deadline, and answers one that could not lead in time as never sent", async () => {
+  const late: number[] = [];
+  const committer = new GroupCommitter<number>(async (items) => {
+    for (const arrival of items) if (Date.now() >= arrival + 200) late.push(arrival);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Then blocks the thread past every queued deadline (a synchronous fsync that stalls), so
+    // the deadline timer cannot run before the lead passes on.
+    const until = Date.now() + 500;
+    while (Date.now() < until) { /* stalled */ }
+    return items.map(() => undefined);
+  }, { timeoutMs: 200 });
+  const writes = [committer.write(Date.now())];
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  writes.push(committer.write(Date.now()), committer.write(Date.now()));
+  const results = await Promise.allSettled(writes);
+  assertEquals(late, [], "no write went out after its deadline");
+  for (const result of results.slice(1)) {
+    assert(
+      result.status === "rejected" && result.reason instanceof DeadlineError,
+      "a write the stalled thread kept queued past its deadline was never sent",
+    );
+  }
+  await committer.idle();
+  committer.close();
+});
+
+Deno.test("GroupCommitter: writes of an abandoned call that are still within their deadline get its late answer", async () => {
+  const calls: PromiseWithResolvers<void[]>[] = [];
+  const committer = new GroupCommitter<number>((items) => {
+    const call = Promise.withResolvers<void[]>();
+    calls.push(call);
+    if (calls.length > 1) call.resolve(items.map(() => undefined));
+    return call.promise;
+  }, { timeoutMs: 400 });
+  const early = committer.write(1);
+  const settled = early.then(() => "committed", (error) => error);
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  assert((await settled) instanceof IndeterminateError, "no answer by the deadline");
+  calls[0].resolve([undefined]);
+  assertEquals(await committer.write(2), undefined);
+  assertEquals(committer.counters.writes, 2, "the late commit still counts: it happened");
   await committer.idle();
   committer.close();
 });

@@ -1,0 +1,159 @@
+/**
+ * A connection to a remote database (sqld or Turso, Hrana over HTTP through
+ * `@libsql/client/web`) that can be dropped: a call past its deadline is abandoned together with
+ * everything it was sent on, and the next call goes out on a fresh client (issue 18).
+ *
+ * Why a fresh client and not just a deadline: a TCP connection can go dark without closing (a NAT
+ * timeout, a failed load-balancer node, a half-open connection). A request on it never answers,
+ * and the runtime's HTTP client only notices after its own timeouts, minutes later. Each client
+ * made here sends through its own `fetch` wrapper holding an `AbortController`; dropping the
+ * client aborts every request still in flight on it, which makes the runtime close those sockets
+ * (Fetch §"abort fetch": an aborted request's connection is not returned to the pool). On Deno the
+ * client also gets its own connection pool (`Deno.createHttpClient`), closed with it, so a fresh
+ * client never reuses an idle pooled connection that went dark with the old one.
+ *
+ * The wrapper also records what happened to the last `POST` (a Hrana pipeline: the statement):
+ * whether it was sent at all, and whether the server answered. That is what tells a failed commit
+ * that stored nothing from one whose outcome is unknown ({@linkcode RemoteConnection.lastSend}).
+ *
+ * @module
+ */
+import type { Client } from "@libsql/client";
+import type { DatabaseConfig } from "./client.ts";
+
+/** What happened to the last statement request of a connection. */
+export interface SendRecord {
+  /** The server answered with this HTTP status (0: no answer). */
+  status: number;
+  /** The request failed before any byte could reach the server (the connection was refused). */
+  connectFailed: boolean;
+}
+
+/** Deno's own HTTP client: a connection pool the caller owns and closes. */
+type DenoHttpClient = { close(): void };
+type DenoNamespace = { createHttpClient?: (options: Record<string, never>) => DenoHttpClient };
+
+/**
+ * Whether a `fetch` rejection means the connection was never established (so no request byte
+ * left): `ECONNREFUSED` (Node), `ConnectionRefused` (Bun), Deno's "tcp connect error". Anything
+ * else (reset, aborted, timed out) happened on a connection that may have carried the request.
+ */
+export function isConnectFailure(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause !== undefined && depth < 5; depth++) {
+    const { code, message } = cause as { code?: unknown; message?: unknown };
+    if (code === "ECONNREFUSED" || code === "ConnectionRefused") return true;
+    if (typeof message === "string" && /tcp connect error|connection refused/i.test(message)) {
+      return true;
+    }
+    cause = (cause as { cause?: unknown })?.cause;
+  }
+  return false;
+}
+
+type CreateClient = typeof import("@libsql/client/web").createClient;
+
+/** One client and what dropping it must release. */
+interface Current {
+  readonly client: Client;
+  /** The requests still in flight on this client, to abort when it is dropped. */
+  readonly inFlight: Set<AbortController>;
+  readonly pool: DenoHttpClient | undefined;
+}
+
+/** A remote database client that can be replaced when a call on it is abandoned. */
+export class RemoteConnection {
+  readonly #config: DatabaseConfig;
+  readonly #createClient: CreateClient;
+  #current: Current | undefined;
+  /** What happened to the last statement request (a fresh record per request). */
+  lastSend: SendRecord = { status: 0, connectFailed: false };
+  /** Clients dropped so far (each after a call past its deadline). */
+  dropped = 0;
+
+  private constructor(config: DatabaseConfig, createClient: CreateClient) {
+    this.#config = config;
+    this.#createClient = createClient;
+  }
+
+  /** A connection to `config.url`; the client module is loaded once, here. */
+  static async open(config: DatabaseConfig): Promise<RemoteConnection> {
+    const { createClient } = await import("@libsql/client/web");
+    return new RemoteConnection(config, createClient);
+  }
+
+  /** The client to send the next call on (a fresh one after {@linkcode drop}). */
+  get client(): Client {
+    return (this.#current ??= this.#connect()).client;
+  }
+
+  #connect(): Current {
+    const inFlight = new Set<AbortController>();
+    const deno = (globalThis as { Deno?: DenoNamespace }).Deno;
+    const pool = deno?.createHttpClient?.({});
+    // Bun pools connections per process and cannot be given a pool of its own: after a drop, its
+    // idle pooled connections may be dark too, and each would hold one call for one deadline.
+    // A client made after a drop therefore opens a new connection per request there.
+    const keepalive = !(pool === undefined && this.dropped > 0 && "Bun" in globalThis);
+    const send = async (request: Request): Promise<Response> => {
+      // One controller per request, made in the calling request's context: workerd refuses an
+      // AbortSignal of another request's context (the client outlives the request that made it).
+      const controller = new AbortController();
+      inFlight.add(controller);
+      const init: RequestInit & { client?: DenoHttpClient } = {
+        signal: controller.signal,
+        keepalive,
+      };
+      if (pool !== undefined) init.client = pool;
+      const record: SendRecord = { status: 0, connectFailed: false };
+      if (request.method === "POST") this.lastSend = record;
+      try {
+        const response = await fetch(request, init);
+        record.status = response.status;
+        // The body is read here, while the request can still be aborted: a connection can go
+        // dark between the head and the body too. (Hrana answers are small: one statement's rows.)
+        const body = await response.arrayBuffer();
+        return new Response(body, { status: response.status, headers: response.headers });
+      } catch (error) {
+        record.connectFailed = isConnectFailure(error);
+        throw error;
+      } finally {
+        inFlight.delete(controller);
+      }
+    };
+    const client = this.#createClient({
+      url: this.#config.url,
+      authToken: this.#config.authToken,
+      intMode: "number",
+      concurrency: this.#config.concurrency,
+      fetch: send as typeof fetch,
+    });
+    return { client, inFlight, pool };
+  }
+
+  /**
+   * Abandons the current client: aborts every request still in flight on it (closing their
+   * sockets) and closes it. The next call gets a fresh client.
+   */
+  drop(): void {
+    const current = this.#current;
+    if (current === undefined) return;
+    this.#current = undefined;
+    this.dropped++;
+    for (const controller of current.inFlight) controller.abort();
+    try {
+      current.client.close();
+    } catch {
+      // closed either way
+    }
+    try {
+      current.pool?.close();
+    } catch {
+      // closed either way
+    }
+  }
+
+  /** Closes the connection for good. */
+  close(): void {
+    this.drop();
+  }
+}
