@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
 import { sha256 } from "../src/bytes.ts";
 
@@ -19,6 +19,9 @@ for (const size of [65, 96, 128, 150, 600, 4096]) {
   });
   Deno.bench(`node:crypto ${size}`, { group }, () => {
     createHash("sha256").update(input).digest();
+  });
+  Deno.bench(`node:crypto hash() ${size}`, { group }, () => {
+    hash("sha256", input, "buffer");
   });
   Deno.bench(`bytes.ts sha256 ${size}`, { group }, () => {
     sha256(input);
