@@ -43,11 +43,13 @@ const nodeCrypto: NodeCrypto | undefined = (() => {
 
 /**
  * Shortest input hashed natively. Below it the JavaScript hash is cheaper than the call into
- * `node:crypto` (its hasher object and result buffer): measured on Deno 2.9 (CPU µs per hash,
- * `bench/sha256_bench.ts`), the crossover lies between a Merkle node (65 bytes) and a receipt
- * leaf (about 150 bytes).
+ * `node:crypto` (two runtime calls, a hasher object, a result buffer). Process CPU per hash on
+ * Deno 2.9 with the server's V8 flags (`bench/sha256_bench.ts`, noble against `createHash`, on
+ * the shared 2-vCPU bench machine): 65 bytes 9.3 against 9.4 µs, 171 (a receipt leaf) 10.9
+ * against 12.4, 300 13.1 against 15.6, 512 15.2 against 14.8, 600 (a body, a canonical A2A
+ * message) 17.4 against 15.0, 4 KiB 51 against 19.
  */
-export const NATIVE_SHA256_MIN_BYTES = 128;
+export const NATIVE_SHA256_MIN_BYTES = 512;
 
 /** SHA-256 of the bytes (FIPS 180-4). */
 export function sha256(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
