@@ -4,7 +4,8 @@
  * notes and redaction rules apply.
  */
 import { createClient } from "@libsql/client";
-import { migrate, MIGRATIONS } from "../../src/store/migrations.ts";
+import { migrate } from "../../src/store/migrations.ts";
+import { migrateTo } from "../support/migrations.ts";
 import { assertEquals, assertRejects } from "../support/assert.ts";
 import { tempDatabase } from "../support/review.ts";
 
@@ -14,19 +15,7 @@ Deno.test("migration 5 keeps every earlier review event and the append-only rule
   try {
     await client.execute("PRAGMA foreign_keys = ON");
     // The database as versions 1 to 4 left it, with a submission and two events.
-    await client.execute(
-      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, " +
-        "applied_at TEXT NOT NULL) STRICT",
-    );
-    for (const migration of MIGRATIONS.filter((migration) => migration.version <= 4)) {
-      await client.batch([
-        ...migration.statements,
-        {
-          sql: "INSERT INTO schema_migrations VALUES (?, ?, 'x')",
-          args: [migration.version, migration.name],
-        },
-      ], "write");
-    }
+    await migrateTo(client, 4);
     await client.execute(
       "INSERT INTO submissions (id, context_id, received_at, surface, kind, content_type, " +
         "content, size, digest, source_hash) VALUES ('s1', 'c', 't', 'native', 'unstructured', " +

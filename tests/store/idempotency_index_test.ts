@@ -10,7 +10,8 @@ import { createClient } from "@libsql/client";
 import { assert, assertEquals, assertRejects } from "../support/assert.ts";
 import { startSqld } from "../support/sqld.ts";
 import { tempDatabase } from "../support/review.ts";
-import { migrate, MIGRATIONS } from "../../src/store/migrations.ts";
+import { migrate } from "../../src/store/migrations.ts";
+import { migrateTo } from "../support/migrations.ts";
 import {
   FIND_BY_IDEMPOTENCY_KEY,
   idempotencyHash,
@@ -42,19 +43,7 @@ async function storeBeforeMigration9(): Promise<{ url: string; path: string }> {
   const database = await tempDatabase();
   const client = createClient({ url: database.url });
   try {
-    await client.execute(
-      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, " +
-        "applied_at TEXT NOT NULL) STRICT",
-    );
-    for (const migration of MIGRATIONS.filter((migration) => migration.version <= 5)) {
-      await client.batch([
-        ...migration.statements,
-        {
-          sql: "INSERT INTO schema_migrations VALUES (?, ?, 'x')",
-          args: [migration.version, migration.name],
-        },
-      ], "write");
-    }
+    await migrateTo(client, 5);
     await client.execute(
       "INSERT INTO submissions (id, context_id, received_at, surface, kind, content_type, " +
         "content, size, digest, source_hash, idempotency_key) VALUES ('old', 'ctx-old', " +
