@@ -67,15 +67,20 @@ function readDeclared(
   timeoutMs: number,
 ): Promise<ArrayBuffer | "request_timeout" | "unavailable"> {
   return new Promise((resolve) => {
-    expireAfter(resolve, timeoutMs);
-    // arrayBuffer(), not bytes(): older runtimes (Node 20's fetch) lack the latter.
-    request.arrayBuffer().then((buffer) => {
-      forget(resolve);
-      resolve(buffer);
-    }, () => {
+    const broken = () => {
       forget(resolve);
       resolve("unavailable");
-    });
+    };
+    expireAfter(resolve, timeoutMs);
+    try {
+      // arrayBuffer(), not bytes(): older runtimes (Node 20's fetch) lack the latter.
+      request.arrayBuffer().then((buffer) => {
+        forget(resolve);
+        resolve(buffer);
+      }, broken);
+    } catch {
+      broken(); // a body already used, say: it can never complete
+    }
   });
 }
 

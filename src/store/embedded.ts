@@ -44,8 +44,8 @@ export type SqlValue = string | number | null | Uint8Array;
 
 /**
  * WAL pages after which a commit on this connection copies the log back into the database
- * (SQLite's default is 1,000, about 4 MiB). Each checkpoint runs inside a commit on the serving
- * thread and rewrites every page the log touched, so a larger log merges more rewrites of the same
+ * (SQLite's default is 1,000, about 4 MiB). Each checkpoint runs inside a commit, on the thread
+ * that commits (the serving thread, or the writer thread), and rewrites every page the log touched, so a larger log merges more rewrites of the same
  * hot pages (the table's last page, the index pages) into one write. It changes no guarantee: a
  * commit is durable once its WAL frames are synced (`synchronous = FULL`), before any checkpoint.
  * It bounds the log at about 80 MiB (4 KiB pages) and what a restart after a crash replays
