@@ -6,6 +6,7 @@ import {
   fromBase64url,
   fromHex,
   hex,
+  NATIVE_SHA256_MIN_BYTES,
   sha256,
   sha256Digest,
 } from "../src/bytes.ts";
@@ -51,7 +52,18 @@ Deno.test("sha256() matches the FIPS 180-4 examples", () => {
 });
 
 Deno.test("sha256() agrees with crypto.subtle.digest at every padding boundary and beyond", async () => {
-  const lengths = [...Array.from({ length: 200 }, (_, i) => i), 1000, 4095, 65_536, 65_537];
+  // Both implementations: the lengths cross the one where node:crypto takes over, and the result
+  // is a plain Uint8Array either way (a Buffer would fail the strict comparison).
+  const threshold = NATIVE_SHA256_MIN_BYTES;
+  const lengths = [
+    ...Array.from({ length: 200 }, (_, i) => i),
+    ...Array.from({ length: 130 }, (_, i) => threshold - 65 + i),
+    1000,
+    4095,
+    65_536,
+    65_537,
+  ];
+  assert(lengths.includes(threshold - 1) && lengths.includes(threshold));
   for (const length of lengths) {
     const bytes = crypto.getRandomValues(new Uint8Array(Math.min(length, 65_536)));
     const big = length > 65_536 ? new Uint8Array(length) : bytes;

@@ -1,5 +1,6 @@
 /**
- * The issue's performance targets (issue 13), each a ratio measured in the same run, and the
+ * The performance targets (issue 22's bounds for the durable paths, issue 13's for the refusals,
+ * latency and memory), each a ratio measured in the same run, and the
  * integrity checks that make the numbers mean what they say (every 2xx stored, refusals stored
  * nothing, the group commit groups).
  *
@@ -84,11 +85,13 @@ export function goals(records: Map<string, TargetRecord>): Goal[] {
       pass: value === null || !has(id) ? null : value >= bound,
     });
   };
+  // Issue 22: the durable paths at the measured floor of their own work (issue 13 had asked
+  // for 5x, 10x and 0.25x, which a staged minimal server showed to be below that floor).
   for (const id of ["send-message", "native-submit"]) {
-    atMost(id, "CPU per request vs echo", rt[id]?.cpuVsEcho ?? null, 5);
+    atMost(id, "CPU per request vs echo", rt[id]?.cpuVsEcho ?? null, 8);
   }
-  atLeast("send-message", "req/s vs SDK", rt["send-message"]?.rpsVsSdk ?? null, 10);
-  atLeast("send-message", "req/s vs echo", rt["send-message"]?.rpsVsEcho ?? null, 0.25);
+  atLeast("send-message", "req/s vs SDK", rt["send-message"]?.rpsVsSdk ?? null, 3);
+  atLeast("send-message", "req/s vs echo", rt["send-message"]?.rpsVsEcho ?? null, 0.125);
   for (const id of ["refuse-429", "refuse-32009", "refuse-404"]) {
     const r = records.get(id);
     if (!r) continue;

@@ -160,7 +160,7 @@ function storage(all: TargetRecord[]): string | null {
 function goalTable(goals: Goal[], uploads: UploadsSummary | null): string {
   const verdict = (g: Goal) => (g.pass === null ? "n/a" : g.pass ? "PASS" : "MISS");
   const lines = [
-    "Targets (issue 13), each a ratio within this run:",
+    "Targets (issue 22 for the durable paths, issue 13 for the rest), each a ratio within this run:",
     table(
       ["target", "measured", "bound", "result"],
       goals.map((g) => [g.name, g.measured, g.bound, verdict(g)]),

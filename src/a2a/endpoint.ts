@@ -84,7 +84,7 @@ export function a2aHandler(deps: A2AHandlerDependencies): RouteHandler {
       id = envelope.request.id;
       checkVersion(context.request, context.url);
       const method = methodFor(envelope.request.method);
-      if (envelope.request.method === "SendMessage") {
+      if (envelope.request.method === "SendMessage" && deps.submissionLimiter !== undefined) {
         const refused = await spendBudget(deps.submissionLimiter, "submissions", context);
         if (refused !== undefined) return refused;
       }

@@ -103,11 +103,16 @@ function checkRole(message: JsonObject): void {
 
 function checkPart(value: JsonValue, path: string): { content: PartContent; part: JsonObject } {
   if (!isJsonObject(value)) throw invalidParams(path, "must be an object");
-  const present = CONTENT_MEMBERS.filter((name) => member(value, name) !== undefined);
-  if (present.length !== 1) {
+  let content: PartContent | undefined;
+  let present = 0;
+  for (const name of CONTENT_MEMBERS) {
+    if (member(value, name) === undefined) continue;
+    content = name;
+    present++;
+  }
+  if (present !== 1 || content === undefined) {
     throw invalidParams(path, "must have exactly one of text, raw, url or data");
   }
-  const content = present[0];
   // `data` is any JSON value (google.protobuf.Value); the others are strings (raw is base64).
   if (content !== "data") optionalString(value, content, `${path}.${content}`);
   optionalObject(value, "metadata", `${path}.metadata`);
@@ -135,71 +140,93 @@ function checkPart(value: JsonValue, path: string): { content: PartContent; part
 export function checkSendMessage(params: JsonObject | undefined): CheckedSendMessage {
   const request = params ?? {};
   const found = new Violations();
-  found.check(() => checkTenant(request));
-  const message = found.check(() => optionalObject(request, "message", "message"));
+  found.check(checkTenant, request);
+  const message = found.check(optionalObject, request, "message", "message");
   if (message === undefined) {
-    found.check(() => {
-      if (member(request, "message") === undefined) throw invalidParams("message", "is required");
-    });
+    if (member(request, "message") === undefined) {
+      found.check(refuse, "message", "is required");
+    }
     found.throwAny();
   }
-  const messageId = found.check(() =>
-    requiredId(message!, "messageId", "message.messageId", MAX_MESSAGE_ID_LENGTH)
+  const messageId = found.check(
+    requiredId,
+    message!,
+    "messageId",
+    "message.messageId",
+    MAX_MESSAGE_ID_LENGTH,
   );
-  found.check(() => checkRole(message!));
-  const rawParts = found.check(() => {
-    const value = member(message!, "parts");
-    if (value === undefined) throw invalidParams("message.parts", "is required");
-    if (!Array.isArray(value)) throw invalidParams("message.parts", "must be an array");
-    if (value.length === 0) throw invalidParams("message.parts", "must not be empty");
-    if (value.length > MAX_PARTS) {
-      throw invalidParams("message.parts", `must have at most ${MAX_PARTS} parts`);
-    }
-    return value;
-  }) ?? [];
-  const parts = rawParts.map((part, index) =>
-    found.check(() => checkPart(part, `message.parts[${index}]`))
-  );
-  const taskId = found.check(() => optionalString(message!, "taskId", "message.taskId"));
-  const contextId = found.check(() => optionalString(message!, "contextId", "message.contextId"));
-  found.check(() => optionalObject(message!, "metadata", "message.metadata"));
-  found.check(() => optionalStringArray(message!, "extensions", "message.extensions"));
-  found.check(() => optionalStringArray(message!, "referenceTaskIds", "message.referenceTaskIds"));
+  found.check(checkRole, message!);
+  const rawParts = found.check(checkParts, message!) ?? [];
+  const parts: { content: PartContent; part: JsonObject }[] = [];
+  for (let index = 0; index < rawParts.length; index++) {
+    const part = found.check(checkPart, rawParts[index], `message.parts[${index}]`);
+    if (part !== undefined) parts.push(part);
+  }
+  const taskId = found.check(optionalString, message!, "taskId", "message.taskId");
+  const contextId = found.check(optionalString, message!, "contextId", "message.contextId");
+  found.check(optionalObject, message!, "metadata", "message.metadata");
+  found.check(optionalStringArray, message!, "extensions", "message.extensions");
+  found.check(optionalStringArray, message!, "referenceTaskIds", "message.referenceTaskIds");
 
-  const configuration = found.check(() =>
-    optionalObject(request, "configuration", "configuration")
-  );
+  const configuration = found.check(optionalObject, request, "configuration", "configuration");
   let wantsPush = false;
   if (configuration !== undefined) {
     // Accepted and without effect: the output is always the JSON task, there is no history
     // to shorten, and the answer is immediate in either mode (see the module documentation).
-    found.check(() =>
-      optionalStringArray(configuration, "acceptedOutputModes", "configuration.acceptedOutputModes")
+    found.check(
+      optionalStringArray,
+      configuration,
+      "acceptedOutputModes",
+      "configuration.acceptedOutputModes",
     );
-    found.check(() =>
-      optionalInteger(configuration, "historyLength", "configuration.historyLength", 0, INT32_MAX)
+    found.check(
+      optionalInteger,
+      configuration,
+      "historyLength",
+      "configuration.historyLength",
+      0,
+      INT32_MAX,
     );
-    found.check(() =>
-      optionalBoolean(configuration, "returnImmediately", "configuration.returnImmediately")
+    found.check(
+      optionalBoolean,
+      configuration,
+      "returnImmediately",
+      "configuration.returnImmediately",
     );
-    wantsPush = found.check(() =>
-      optionalObject(
-        configuration,
-        "taskPushNotificationConfig",
-        "configuration.taskPushNotificationConfig",
-      )
+    wantsPush = found.check(
+      optionalObject,
+      configuration,
+      "taskPushNotificationConfig",
+      "configuration.taskPushNotificationConfig",
     ) !== undefined;
   }
-  found.check(() => optionalObject(request, "metadata", "metadata"));
+  found.check(optionalObject, request, "metadata", "metadata");
   found.throwAny();
   return {
     message: message!,
     messageId: messageId!,
-    parts: parts as { content: PartContent; part: JsonObject }[],
+    parts,
     taskId: taskId === "" ? undefined : taskId,
     contextId: contextId === "" ? undefined : contextId,
     wantsPush,
   };
+}
+
+/** Throws the -32602 for `path`. */
+function refuse(path: string, description: string): never {
+  throw invalidParams(path, description);
+}
+
+/** `message.parts`: a non-empty array of at most {@linkcode MAX_PARTS}. */
+function checkParts(message: JsonObject): readonly JsonValue[] {
+  const value = member(message, "parts");
+  if (value === undefined) throw invalidParams("message.parts", "is required");
+  if (!Array.isArray(value)) throw invalidParams("message.parts", "must be an array");
+  if (value.length === 0) throw invalidParams("message.parts", "must not be empty");
+  if (value.length > MAX_PARTS) {
+    throw invalidParams("message.parts", `must have at most ${MAX_PARTS} parts`);
+  }
+  return value;
 }
 
 /**
@@ -209,10 +236,20 @@ export function checkSendMessage(params: JsonObject | undefined): CheckedSendMes
 class Violations {
   readonly #found: FieldViolation[] = [];
 
-  /** Runs one check; a -32602 it throws is recorded, anything else passes through. */
-  check<T>(run: () => T): T | undefined {
+  /**
+   * Runs one check with its arguments (passed, not captured in a closure: a valid request runs
+   * some twenty checks); a -32602 it throws is recorded, anything else passes through.
+   */
+  check<A, B, C, D, E, T>(
+    run: (a: A, b: B, c: C, d: D, e: E) => T,
+    a: A,
+    b?: B,
+    c?: C,
+    d?: D,
+    e?: E,
+  ): T | undefined {
     try {
-      return run();
+      return run(a, b!, c!, d!, e!);
     } catch (error) {
       if (!(error instanceof A2AFailure) || error.kind !== "invalidParams") throw error;
       this.#found.push(...(error.violations ?? []));
@@ -253,7 +290,9 @@ export function mapContent(checked: CheckedSendMessage): MappedContent {
       { field: "configuration.taskPushNotificationConfig" },
     );
   }
-  checked.parts.forEach(({ content }, index) => {
+  const parts = checked.parts;
+  for (let index = 0; index < parts.length; index++) {
+    const content = parts[index].content;
     if (content === "raw" || content === "url") {
       throw new A2AFailure(
         "contentTypeNotSupported",
@@ -261,16 +300,21 @@ export function mapContent(checked: CheckedSendMessage): MappedContent {
         { field: `message.parts[${index}].${content}`, supportedParts: "text, data" },
       );
     }
-  });
-  const dataIndexes: number[] = [];
+  }
+  let dataIndex = -1;
+  let dataParts = 0;
   let hasText = false;
-  checked.parts.forEach(({ content, part }, index) => {
-    if (content === "data") dataIndexes.push(index);
-    if (content === "text" && String(part.text).trim() !== "") hasText = true;
-  });
+  for (let index = 0; index < parts.length; index++) {
+    const { content, part } = parts[index];
+    if (content === "data") {
+      dataIndex = index;
+      dataParts++;
+    }
+    if (content === "text" && !hasText && String(part.text).trim() !== "") hasText = true;
+  }
   let refusal: A2AFailure | undefined;
-  if (dataIndexes.length === 1) {
-    const index = dataIndexes[0];
+  if (dataParts === 1) {
+    const index = dataIndex;
     const data = checked.parts[index].part.data;
     const result = checkMessage(data);
     if (result.ok) {

@@ -22,10 +22,11 @@ export type BodyRefusal = "too_large" | "request_timeout" | "unavailable";
  * Body-read deadlines, served by one shared coarse timer instead of one timer per request (a
  * per-request `setTimeout` was a measurable share of a small request's cost). The timer runs only
  * while some read is pending, so an idle process holds no timer; a deadline fires within one tick
- * (at most `TICK_MS`) after it is due.
+ * (at most `TICK_MS`) after it is due. Each entry is the function that settles its read as timed
+ * out, so a deadline costs no promise of its own and nothing waits on one that never settles.
  */
 const TICK_MS = 50;
-const deadlines = new Map<() => void, number>();
+const deadlines = new Map<(timedOut: "request_timeout") => void, number>();
 let ticker: ReturnType<typeof setInterval> | undefined;
 
 function tick(): void {
@@ -33,34 +34,54 @@ function tick(): void {
   for (const [expire, due] of deadlines) {
     if (due <= now) {
       deadlines.delete(expire);
-      expire();
+      expire("request_timeout");
     }
   }
-  if (deadlines.size === 0) {
-    clearInterval(ticker);
-    ticker = undefined;
-  }
+  if (deadlines.size === 0) stopTicker();
 }
 
-/** A promise that settles `request_timeout` after `ms`, and the function that cancels it. */
-function deadline(ms: number): { expired: Promise<"request_timeout">; cancel(): void } {
-  // Not Promise.withResolvers: Node 20, one of the runtimes the core runs on, lacks it.
-  let expire = () => {};
-  const promise = new Promise<"request_timeout">((resolve) => {
-    expire = () => resolve("request_timeout");
-  });
+function stopTicker(): void {
+  if (ticker === undefined) return;
+  clearInterval(ticker);
+  ticker = undefined;
+}
+
+/** Calls `expire` with `request_timeout` once `ms` have passed, unless it is forgotten first. */
+function expireAfter(expire: (timedOut: "request_timeout") => void, ms: number): void {
   deadlines.set(expire, Date.now() + ms);
   ticker ??= setInterval(tick, TICK_MS);
-  return {
-    expired: promise,
-    cancel() {
-      deadlines.delete(expire);
-      if (deadlines.size === 0 && ticker !== undefined) {
-        clearInterval(ticker);
-        ticker = undefined;
-      }
-    },
-  };
+}
+
+/** Drops a deadline whose read has ended. */
+function forget(expire: (timedOut: "request_timeout") => void): void {
+  deadlines.delete(expire);
+  if (deadlines.size === 0) stopTicker();
+}
+
+/**
+ * Reads a body framed by its `Content-Length` in one step (one runtime call instead of a read
+ * per chunk): one promise, settled by the read or by the deadline, whichever comes first.
+ */
+function readDeclared(
+  request: Request,
+  timeoutMs: number,
+): Promise<ArrayBuffer | "request_timeout" | "unavailable"> {
+  return new Promise((resolve) => {
+    const broken = () => {
+      forget(resolve);
+      resolve("unavailable");
+    };
+    expireAfter(resolve, timeoutMs);
+    try {
+      // arrayBuffer(), not bytes(): older runtimes (Node 20's fetch) lack the latter.
+      request.arrayBuffer().then((buffer) => {
+        forget(resolve);
+        resolve(buffer);
+      }, broken);
+    } catch {
+      broken(); // a body already used, say: it can never complete
+    }
+  });
 }
 
 /**
@@ -72,42 +93,34 @@ export async function readBodyWithin(
   timeoutMs: number,
 ): Promise<Uint8Array<ArrayBuffer> | BodyRefusal> {
   const declared = request.headers.get("content-length");
-  if (declared !== null && !request.headers.has("transfer-encoding")) {
+  const framed = declared !== null && !request.headers.has("transfer-encoding");
+  if (framed) {
     const length = Number(declared);
     if (Number.isFinite(length) && length > maxBytes) return "too_large";
   }
   if (request.body === null) return new Uint8Array(0);
-  if (declared !== null && !request.headers.has("transfer-encoding")) {
+  if (framed) {
     // An HTTP server frames the body by its Content-Length (RFC 9112 §6.2), which is within the
-    // limit here, so it delivers no more: read it in one step (one runtime call instead of a
-    // read per chunk), bounded by the deadline. The length is checked again for Requests built
-    // by an embedding application, which nothing frames.
-    const timeout = deadline(timeoutMs);
-    try {
-      // arrayBuffer(), not bytes(): older runtimes (Node 20's fetch) lack the latter.
-      const read = request.arrayBuffer().then((buffer) => new Uint8Array(buffer));
-      const body = await Promise.race([read, timeout.expired]);
-      return typeof body !== "string" && body.byteLength > maxBytes ? "too_large" : body;
-    } catch {
-      return "unavailable";
-    } finally {
-      timeout.cancel();
-    }
+    // limit here, so it delivers no more. The length is checked again for Requests built by an
+    // embedding application, which nothing frames.
+    const body = await readDeclared(request, timeoutMs);
+    if (typeof body === "string") return body;
+    return body.byteLength > maxBytes ? "too_large" : new Uint8Array(body);
   }
   const reader = request.body.getReader();
   const chunks: Uint8Array<ArrayBuffer>[] = [];
   let total = 0;
-  const timeout = deadline(timeoutMs);
   // Deno hands a 1-byte chunk as a view of a much larger buffer, so whatever keeps a chunk keeps
-  // that buffer: a 64 KiB body in 1-byte chunks held about 3 GiB. Hence no Promise.race of every
-  // read against the one long-lived deadline promise (each race leaves a reaction on it holding
-  // that read's chunk until the deadline; the deadline cancels the reader instead, which ends the
-  // pending read), and the chunks kept are copies.
+  // that buffer: a 64 KiB body in 1-byte chunks held about 3 GiB. Hence no race of every read
+  // against a deadline (each race would leave a reaction holding that read's chunk until the
+  // deadline; the deadline cancels the reader instead, which ends the pending read), and the
+  // chunks kept are copies.
   let timedOut = false;
-  void timeout.expired.then(() => {
+  const expire = () => {
     timedOut = true;
     reader.cancel().catch(() => {});
-  });
+  };
+  expireAfter(expire, timeoutMs);
   try {
     while (true) {
       const step = await reader.read();
@@ -125,7 +138,7 @@ export async function readBodyWithin(
     // The peer reset or the runtime aborted the body (a shutdown): it never completed.
     return "unavailable";
   } finally {
-    timeout.cancel();
+    forget(expire);
   }
   if (chunks.length === 1) return chunks[0];
   const body = new Uint8Array(total);

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Middleware, RequestLog } from "./compose.ts";
+import type { Context, Middleware, RequestLog } from "./compose.ts";
 import { type Departure, logEntry, type RequestLogEntry } from "./request_log.ts";
 import { harden } from "./response_headers.ts";
 
@@ -54,7 +54,6 @@ export function createDoor(
   // Requests already answered, so a late second answer for one of them is not logged again.
   const answered = new WeakSet<Request>();
   const pass = (departure: Departure, response: Response): Response => {
-    harden(response);
     if (log === undefined || answered.has(departure.request)) return response;
     answered.add(departure.request);
     try {
@@ -64,17 +63,20 @@ export function createDoor(
     }
     return response;
   };
+  const leaveContext = (context: Context, response: Response): Response => {
+    harden(response);
+    // Without a log there is nothing to describe: no departure record is built.
+    if (log === undefined) return response;
+    return pass({
+      request: context.request,
+      startedAt: context.startedAt,
+      log: context.log,
+      bytes: context.body?.byteLength ?? 0,
+    }, response);
+  };
   return {
-    middleware: async (context, next) => {
-      const response = await next();
-      return pass({
-        request: context.request,
-        startedAt: context.startedAt,
-        log: context.log,
-        bytes: context.body?.byteLength ?? 0,
-      }, response);
-    },
+    middleware: (context, next) => next().then((response) => leaveContext(context, response)),
     leave: (request, startedAt, requestLog, response, bytes = 0) =>
-      pass({ request, startedAt, log: requestLog, bytes }, response),
+      pass({ request, startedAt, log: requestLog, bytes }, harden(response)),
   };
 }

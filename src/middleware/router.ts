@@ -71,15 +71,25 @@ export function router(routes: readonly Route[]): RouteHandler {
     if (compiled.slice(0, index).some((earlier) => match(earlier, route.segments))) continue;
     exact.set(route.path, route);
   }
-  const answer = async (route: CompiledRoute, params: Record<string, string>, context: Context) => {
+  const answer = (
+    route: CompiledRoute,
+    params: Record<string, string>,
+    context: Context,
+  ): Promise<Response> => {
     context.params = params;
     context.log.route = route.name;
     const method = context.request.method;
-    const handler = route.methods[method] ?? (method === "HEAD" ? route.methods.GET : undefined);
-    if (handler !== undefined) {
-      const response = await handler(context);
-      return method === "HEAD" && response.body !== null ? new Response(null, response) : response;
+    const handler = route.methods[method];
+    // The handler's own promise, not another one around it.
+    if (handler !== undefined) return handler(context);
+    if (method === "HEAD" && route.methods.GET !== undefined) {
+      return route.methods.GET(context).then((response) =>
+        response.body !== null ? new Response(null, response) : response
+      );
     }
+    return Promise.resolve(refusal(route, method, context));
+  };
+  const refusal = (route: CompiledRoute, method: string, context: Context): Response => {
     if (method === "OPTIONS") {
       return new Response(null, {
         status: 204,

@@ -12,12 +12,22 @@ export interface ReceiptBody {
   readonly receipt: Receipt & { readonly status: string };
 }
 
+const [STATUS_BEFORE_ID, STATUS_AFTER_ID] = STATUS_PATH.split("{id}");
+
 /** The status URL of a receipt id. */
 export function statusUrl(origin: string, id: string): string {
-  return origin + STATUS_PATH.replace("{id}", id);
+  return origin + STATUS_BEFORE_ID + id + STATUS_AFTER_ID;
 }
 
-/** Builds the receipt body for an origin. */
+/**
+ * Builds the receipt body for an origin: the receipt's members in their order, then `status`.
+ * One literal of one shape rather than a spread of the receipt (every response builds one); an
+ * absent optional member is `undefined`, which JSON leaves out.
+ */
 export function nativeReceipt(receipt: Receipt, origin: string): ReceiptBody {
-  return { receipt: { ...receipt, status: statusUrl(origin, receipt.id) } };
+  const { id, receivedAt, surface, kind, size, digest, identity, signature, batch } = receipt;
+  const status = statusUrl(origin, id);
+  return {
+    receipt: { id, receivedAt, surface, kind, size, digest, identity, signature, batch, status },
+  };
 }

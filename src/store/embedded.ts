@@ -42,6 +42,17 @@ interface Statement {
 /** A value a statement binds. */
 export type SqlValue = string | number | null | Uint8Array;
 
+/**
+ * WAL pages after which a commit on this connection copies the log back into the database
+ * (SQLite's default is 1,000, about 4 MiB). Each checkpoint runs inside a commit, on the thread
+ * that commits (the serving thread, or the writer thread), and rewrites every page the log touched, so a larger log merges more rewrites of the same
+ * hot pages (the table's last page, the index pages) into one write. It changes no guarantee: a
+ * commit is durable once its WAL frames are synced (`synchronous = FULL`), before any checkpoint.
+ * It bounds the log at about 80 MiB (4 KiB pages) and what a restart after a crash replays
+ * (docs/deploy.md, "The WAL and recovery").
+ */
+const WAL_AUTOCHECKPOINT_PAGES = 20_000;
+
 /** How long to wait before the `attempt`-th retry of a busy statement, in milliseconds. */
 function backoff(attempt: number): number {
   return Math.min(2 ** attempt, 50);
@@ -98,6 +109,7 @@ export class EmbeddedConnection {
     try {
       for (const pragma of DURABILITY_PRAGMAS) db.exec(pragma);
       db.exec("PRAGMA busy_timeout = 0");
+      db.exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     } catch (error) {
       db.close();
       throw error;

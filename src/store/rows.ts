@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { sha256 } from "../bytes.ts";
+
 /** Which protocol a submission arrived through. */
 export type Surface = "native" | "a2a";
 /** Structured (validated against the message schema) or unstructured (free text). */
@@ -48,36 +50,90 @@ export interface SubmissionSummary {
   readonly identityVerified?: boolean;
 }
 
-/** One row to insert and, for a row with an idempotency key, the start of its window. */
+/** The parameters of {@linkcode KEY_USED_SEQS}, in order. */
+export type KeyCheckArgs = readonly [
+  idempotencyHash: number,
+  sourceHash: string,
+  key: string,
+  since: string,
+  sourceHash: string,
+  key: string,
+  since: string,
+];
+
+/** One row to insert and, for a row with an idempotency key, its key check's parameters. */
 export interface PendingRow {
   readonly id: string;
   /** The values of {@linkcode INSERT_COLUMNS}, in order. */
   readonly values: (string | number | null | Uint8Array)[];
-  readonly keySince?: readonly [sourceHash: string, key: string, since: string];
+  /** The parameters of the key check ({@linkcode keyCheckArgs}), when the row has a key. */
+  readonly keySince?: KeyCheckArgs;
 }
 
 /** The columns an insert writes, in the order of {@linkcode PendingRow.values}. */
 export const INSERT_COLUMNS =
   "id, context_id, received_at, surface, kind, content_type, content, size, digest, " +
-  "source_hash, identity_fingerprint, identity_verified, idempotency_key";
+  "source_hash, identity_fingerprint, identity_verified, idempotency_key, idempotency_hash";
 
 /** The columns a receipt lookup reads (never the content). */
 export const SUMMARY_COLUMNS =
   "id, context_id, received_at, surface, kind, size, digest, identity_fingerprint, identity_verified";
 
-const PLACEHOLDERS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+const PLACEHOLDERS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+
+const encoder = new TextEncoder();
+
+/**
+ * The integer the idempotency index is keyed by (migration 9): the first 48 bits of the SHA-256
+ * of the source hash (fixed length, so it cannot run into the key) and the key. An index entry is
+ * then a 6-byte integer instead of both texts (about 130 bytes), so far fewer index pages take
+ * each insert. Equal hashes are only candidates: the lookups compare the source and the key
+ * themselves.
+ */
+export function idempotencyHash(sourceHash: string, key: string): number {
+  const digest = sha256(encoder.encode(sourceHash + " " + key));
+  let value = 0;
+  for (let i = 0; i < 6; i++) value = value * 256 + digest[i];
+  return value;
+}
+
+/**
+ * The `seq` of every row from one source with one idempotency key received since the window
+ * start ({@linkcode keyCheckArgs}). Two probes, each on its own partial index: rows written since
+ * migration 9 by their `idempotency_hash`, and rows written before it (or by an instance not yet
+ * upgraded), which have a key and no hash, by `(source_hash, idempotency_key)`. The second index
+ * takes no new rows, so an insert pays for one small integer index only.
+ */
+export const KEY_USED_SEQS = `SELECT seq FROM submissions
+    WHERE idempotency_hash = ? AND source_hash = ? AND idempotency_key = ? AND received_at >= ?
+  UNION ALL SELECT seq FROM submissions
+    WHERE idempotency_hash IS NULL AND source_hash = ? AND idempotency_key = ? AND received_at >= ?`;
+
+/** The parameters of {@linkcode KEY_USED_SEQS}. */
+export function keyCheckArgs(
+  sourceHash: string,
+  key: string,
+  since: string,
+  hash: number = idempotencyHash(sourceHash, key),
+): KeyCheckArgs {
+  return [hash, sourceHash, key, since, sourceHash, key, since];
+}
+
+/** The first row with an idempotency key in its window ({@linkcode keyCheckArgs}), as a summary. */
+export const FIND_BY_IDEMPOTENCY_KEY = `SELECT ${SUMMARY_COLUMNS} FROM submissions
+  WHERE seq = (SELECT min(seq) FROM (${KEY_USED_SEQS}))`;
 
 /** Inserts one row. */
 export const INSERT_ROW = `INSERT INTO submissions (${INSERT_COLUMNS}) VALUES (${PLACEHOLDERS})`;
 
 /**
  * Inserts one row unless a row from the same source with the same idempotency key was received
- * since the window start (the three extra parameters): the retry check happens inside the commit,
- * so an accepted submission costs no separate read.
+ * since the window start (the key check's parameters follow the values): the retry check happens
+ * inside the commit, so an accepted submission costs no separate read.
  */
 export const INSERT_ROW_UNLESS_KEY_USED =
   `INSERT INTO submissions (${INSERT_COLUMNS}) SELECT ${PLACEHOLDERS} WHERE NOT EXISTS (
-    SELECT 1 FROM submissions WHERE source_hash = ? AND idempotency_key = ? AND received_at >= ?)`;
+    ${KEY_USED_SEQS})`;
 
 /**
  * The same inserts as one statement for a whole batch, for remote databases, where one round
@@ -85,14 +141,16 @@ export const INSERT_ROW_UNLESS_KEY_USED =
  */
 export function insertBatchSql(rows: readonly PendingRow[]): string {
   const selects = rows.map((row) =>
-    `SELECT ${PLACEHOLDERS}` + (row.keySince === undefined ? "" : ` WHERE NOT EXISTS (
-      SELECT 1 FROM submissions WHERE source_hash = ? AND idempotency_key = ? AND received_at >= ?)`)
+    `SELECT ${PLACEHOLDERS}` +
+    (row.keySince === undefined ? "" : ` WHERE NOT EXISTS (${KEY_USED_SEQS})`)
   );
   return `INSERT INTO submissions (${INSERT_COLUMNS}) ${selects.join(" UNION ALL ")} RETURNING id`;
 }
 
 /** The row to insert for `submission`; `keyWindowStart` turns on the idempotency check. */
 export function pendingRow(submission: NewSubmission, keyWindowStart?: string): PendingRow {
+  const key = submission.idempotencyKey;
+  const hash = key === undefined ? null : idempotencyHash(submission.sourceHash, key);
   const values = [
     submission.id,
     submission.contextId,
@@ -106,10 +164,11 @@ export function pendingRow(submission: NewSubmission, keyWindowStart?: string): 
     submission.sourceHash,
     submission.identityFingerprint ?? null,
     submission.identityVerified === undefined ? null : submission.identityVerified ? 1 : 0,
-    submission.idempotencyKey ?? null,
+    key ?? null,
+    hash,
   ];
-  const keySince = submission.idempotencyKey !== undefined && keyWindowStart !== undefined
-    ? [submission.sourceHash, submission.idempotencyKey, keyWindowStart] as const
+  const keySince = key !== undefined && keyWindowStart !== undefined
+    ? keyCheckArgs(submission.sourceHash, key, keyWindowStart, hash!)
     : undefined;
   return { id: submission.id, values, keySince };
 }

@@ -24,7 +24,9 @@ import {
 import { GroupCommitter } from "./group_commit.ts";
 import { migrateSchema, MIGRATIONS } from "./migrations.ts";
 import {
+  FIND_BY_IDEMPOTENCY_KEY,
   insertBatchSql,
+  keyCheckArgs,
   type NewSubmission,
   type PendingRow,
   pendingRow,
@@ -266,12 +268,9 @@ export class SubmissionStore {
     key: string,
     since: string,
   ): Promise<SubmissionSummary | undefined> {
-    const rows = await this.#query(
-      `SELECT ${SUMMARY_COLUMNS} FROM submissions
-        WHERE source_hash = ? AND idempotency_key = ? AND received_at >= ?
-        ORDER BY seq LIMIT 1`,
-      [sourceHash, key, since],
-    );
+    const rows = await this.#query(FIND_BY_IDEMPOTENCY_KEY, [
+      ...keyCheckArgs(sourceHash, key, since),
+    ]);
     return rows[0] === undefined ? undefined : toSummary(rows[0]);
   }
 

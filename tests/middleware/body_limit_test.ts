@@ -101,3 +101,28 @@ Deno.test("readBodyWithin() returns an empty body for a request without one", as
   assert(body instanceof Uint8Array);
   assertEquals(body.byteLength, 0);
 });
+
+Deno.test("readBodyWithin() answers a stalled body with a Content-Length with request_timeout", async () => {
+  const stalled = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new Uint8Array(4));
+    },
+  });
+  const declared = new Request("http://127.0.0.1/", {
+    method: "POST",
+    body: stalled,
+    headers: { "content-length": "10" },
+    duplex: "half",
+  } as RequestInit);
+  assertEquals(await readBodyWithin(declared, LIMIT, 50), "request_timeout");
+});
+
+Deno.test("readBodyWithin() answers a body that can never complete with unavailable", async () => {
+  const used = new Request("http://127.0.0.1/", {
+    method: "POST",
+    body: "abcd",
+    headers: { "content-length": "4" },
+  });
+  await used.arrayBuffer();
+  assertEquals(await readBodyWithin(used, LIMIT, 1000), "unavailable");
+});

@@ -3,8 +3,9 @@
  * every event keeps its `seq` and values, the table stays append-only, and the new statuses,
  * notes and redaction rules apply.
  */
-import { type Client, createClient } from "@libsql/client";
-import { migrate, MIGRATIONS } from "../../src/store/migrations.ts";
+import { createClient } from "@libsql/client";
+import { migrate } from "../../src/store/migrations.ts";
+import { migrateTo } from "../support/migrations.ts";
 import { assertEquals, assertMatch, assertRejects, assertStrictEquals } from "../support/assert.ts";
 import { review, tempDatabase } from "../support/review.ts";
 import {
@@ -13,23 +14,6 @@ import {
   parseSigningKey,
   signingKeyFromSeed,
 } from "../../src/signing/key.ts";
-
-/** Brings an empty database to `version`, the way the Beacon of that version left it. */
-async function migrateTo(client: Client, version: number): Promise<void> {
-  await client.execute(
-    "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, " +
-      "applied_at TEXT NOT NULL) STRICT",
-  );
-  for (const migration of MIGRATIONS.filter((migration) => migration.version <= version)) {
-    await client.batch([
-      ...migration.statements,
-      {
-        sql: "INSERT INTO schema_migrations VALUES (?, ?, 'x')",
-        args: [migration.version, migration.name],
-      },
-    ], "write");
-  }
-}
 
 Deno.test("migration 5 keeps every earlier review event and the append-only rules", async () => {
   const database = await tempDatabase();
