@@ -26,7 +26,7 @@ export interface Schema {
   readonly checkpoints: boolean;
   /** `redactions` exists, and review events have `supersedes` (migration 5). */
   readonly redactions: boolean;
-  /** Redaction records carry `signature` and `public_key` (migration 8). */
+  /** Redaction records carry `signature` and `public_key` (migration 7). */
   readonly signedRedactions: boolean;
 }
 

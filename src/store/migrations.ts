@@ -227,7 +227,7 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
-    version: 8,
+    version: 7,
     name: "signed redaction records",
     // Issue 19: a redaction record is signed by the holder of the Beacon's key
     // (src/signing/redaction.ts), so a database writer cannot invent or backdate one and keep
@@ -240,7 +240,7 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
-    version: 9,
+    version: 8,
     name: "idempotency index on an integer hash",
     // The index of version 1, (source_hash, idempotency_key), took two random texts (about 130
     // bytes) with every keyed insert, and was the costliest part of a row's write (issue 22:

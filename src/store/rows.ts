@@ -84,7 +84,7 @@ const PLACEHOLDERS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
 const encoder = new TextEncoder();
 
 /**
- * The integer the idempotency index is keyed by (migration 9): the first 48 bits of the SHA-256
+ * The integer the idempotency index is keyed by (migration 8): the first 48 bits of the SHA-256
  * of the source hash (fixed length, so it cannot run into the key) and the key. An index entry is
  * then a 6-byte integer instead of both texts (about 130 bytes), so far fewer index pages take
  * each insert. Equal hashes are only candidates: the lookups compare the source and the key
@@ -100,7 +100,7 @@ export function idempotencyHash(sourceHash: string, key: string): number {
 /**
  * The `seq` of every row from one source with one idempotency key received since the window
  * start ({@linkcode keyCheckArgs}). Two probes, each on its own partial index: rows written since
- * migration 9 by their `idempotency_hash`, and rows written before it (or by an instance not yet
+ * migration 8 by their `idempotency_hash`, and rows written before it (or by an instance not yet
  * upgraded), which have a key and no hash, by `(source_hash, idempotency_key)`. The second index
  * takes no new rows, so an insert pays for one small integer index only.
  */

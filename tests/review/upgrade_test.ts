@@ -80,7 +80,7 @@ Deno.test("migration 5 keeps every earlier review event and the append-only rule
   }
 });
 
-Deno.test("migration 8 keeps earlier redaction records, unsigned, and verify reports them", async () => {
+Deno.test("migration 7 keeps earlier redaction records, unsigned, and verify reports them", async () => {
   const database = await tempDatabase();
   const client = createClient({ url: database.url, intMode: "number" });
   try {

@@ -1,5 +1,5 @@
 /**
- * Migration 9: the idempotency index on an integer hash. On a store written before it, a retry of
+ * Migration 8: the idempotency index on an integer hash. On a store written before it, a retry of
  * an old keyed submission is still found (the old rows keep their index, now partial), new rows
  * carry the hash and are found by it, and the key checks use the two partial indexes, never a
  * scan of the table. Through the real store on a real file, and through a real sqld for the
@@ -65,7 +65,7 @@ function query(path: string, sql: string, args: unknown[] = []): Record<string, 
   }
 }
 
-Deno.test("migration 9 on an existing store: old keys still replay, new keys use the hash", async () => {
+Deno.test("migration 8 on an existing store: old keys still replay, new keys use the hash", async () => {
   const database = await storeBeforeMigration9();
   const store = await SubmissionStore.open({ url: database.url });
   try {
@@ -101,7 +101,7 @@ Deno.test("migration 9 on an existing store: old keys still replay, new keys use
   assertEquals(indexes, ["submissions_idempotency_hash", "submissions_idempotency_unhashed"]);
 });
 
-Deno.test("migration 9 keeps submissions append-only: the hash is not writable, redaction is", async () => {
+Deno.test("migration 8 keeps submissions append-only: the hash is not writable, redaction is", async () => {
   const database = await storeBeforeMigration9();
   const client = createClient({ url: database.url });
   try {
