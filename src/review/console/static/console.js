@@ -504,8 +504,8 @@ async function act(body, done) {
   try {
     const result = await api("/api/event", { id: current.id, ...body });
     if (body.status) setStatus(current.id, body.status);
-    say(`${current.id.slice(0, 12)}: ${done} (review event ${result.seq})`);
     await Promise.all([refreshCounts(), select(state.items.indexOf(current))]);
+    say(`${current.id.slice(0, 12)}: ${done} (review event ${result.seq})`);
     return true;
   } catch (error) {
     say(`Cannot record it: ${error.message}`);
