@@ -16,6 +16,7 @@ import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import {
   fill,
   message,
+  RECORD_CSP_VIOLATIONS,
   review,
   type RunningConsole,
   startConsole,
@@ -78,11 +79,7 @@ async function openConsole(browser: Browser, console: RunningConsole, width: num
   const page = await context.newPage();
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(String(error)));
-  await page.addInitScript(`
-    window.__violations = [];
-    document.addEventListener("securitypolicyviolation", (event) => {
-      window.__violations.push(event.violatedDirective + " " + event.blockedURI);
-    });`);
+  await page.addInitScript(RECORD_CSP_VIOLATIONS);
   await page.goto(console.url);
   await page.locator("#item h2").waitFor();
   await page.locator("#count-new").waitFor();
