@@ -31,7 +31,8 @@ const helpDialog = document.getElementById("help");
  * marked since moved from the new phase of the queue to the done phase) adds nothing twice.
  * `chosen` is the bulk selection, by id. `generation` grows with each fresh load of the queue,
  * so an answer to an older request is dropped; `loading` is the one page load in flight, which
- * every caller shares; `view` numbers item requests, so only the latest one is drawn.
+ * every caller shares; `view` numbers item requests, so only the latest one is drawn; `busy`
+ * is set while marks are being recorded, so a key held down marks each item once.
  */
 const state = {
   items: [],
@@ -513,15 +514,29 @@ async function act(body, done) {
   }
 }
 
+/** While marks are recorded, the page says so (`aria-busy`, and a progress cursor). */
+function setBusy(busy) {
+  state.busy = busy;
+  if (busy) document.body.setAttribute("aria-busy", "true");
+  else document.body.removeAttribute("aria-busy");
+}
+
+/** Marks the item in view; a key held down marks it once, not once per repeat. */
 async function mark(status) {
-  const recorded = await act({ status }, `marked ${status}`);
-  if (recorded && status !== "new") await move(1);
+  if (state.busy) return;
+  setBusy(true);
+  try {
+    const recorded = await act({ status }, `marked ${status}`);
+    if (recorded && status !== "new") await move(1);
+  } finally {
+    setBusy(false);
+  }
 }
 
 /** Marks every selected submission: one review event each, as a single mark would make. */
 async function markChosen(status) {
   if (state.busy || state.chosen.size === 0) return;
-  state.busy = true;
+  setBusy(true);
   const ids = [...state.chosen];
   let marked = 0;
   try {
@@ -535,10 +550,10 @@ async function markChosen(status) {
   } catch (error) {
     say(`Marked ${marked} of ${ids.length} ${status}; then: ${error.message}`);
   } finally {
-    state.busy = false;
     drawBulk();
     await refreshCounts();
     if (state.selected >= 0) await select(state.selected);
+    setBusy(false);
   }
 }
 
