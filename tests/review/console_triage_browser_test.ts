@@ -74,6 +74,13 @@ function samples() {
   return all;
 }
 
+/** Where screenshots go: docs/images/ with BEACON_SCREENSHOTS=1, else a temporary folder. */
+async function shotsFolder(): Promise<string> {
+  return Deno.env.get("BEACON_SCREENSHOTS") === "1"
+    ? new URL("../../docs/images/", import.meta.url).pathname
+    : await Deno.makeTempDir({ prefix: "beacon-console-shots-" });
+}
+
 async function openConsole(browser: Browser, console: RunningConsole, width: number, height = 900) {
   const context = await browser.newContext({ viewport: { width, height }, acceptDownloads: true });
   const page = await context.newPage();
@@ -242,6 +249,8 @@ Deno.test({
         "follow-up",
         "the corrected event's status stays shown",
       );
+      const shots = await shotsFolder();
+      await page.locator("#item .history").screenshot({ path: `${shots}/console-history.png` });
 
       // Bulk: three selected (x twice, one check box), one status key marks all of them.
       await page.locator('select[name="status"]').selectOption("");
@@ -256,6 +265,7 @@ Deno.test({
       await page.keyboard.press("x");
       await entry(12).locator("input.choose").check();
       await page.locator("#bulk", { hasText: "3 selected" }).waitFor();
+      await page.locator("nav").screenshot({ path: `${shots}/console-bulk.png` });
       await page.keyboard.press("d");
       await page.locator("#status", { hasText: "3 submissions marked dismissed" }).waitFor();
       pending -= 3;
@@ -416,9 +426,7 @@ Deno.test({
     await fill(database, samples());
     const console = await startConsole(database.url);
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: LAUNCH_FLAGS });
-    const shots = Deno.env.get("BEACON_SCREENSHOTS") === "1"
-      ? new URL("../../docs/images/", import.meta.url).pathname
-      : await Deno.makeTempDir({ prefix: "beacon-console-shots-" });
+    const shots = await shotsFolder();
     try {
       for (const [width, height] of [[390, 844], [800, 900], [1400, 900], [1920, 1080]]) {
         const where = `${width}x${height}`;

@@ -197,11 +197,13 @@ function page(csrf: string): string {
 </details>
 <main>
   <nav aria-label="Queue">
-    <div class="list-head">
-      <span id="shown"></span>
-      <button type="button" id="select-all">Select all shown</button>
+    <div class="nav-head">
+      <div class="list-head">
+        <span id="shown"></span>
+        <button type="button" id="select-all">Select all shown</button>
+      </div>
+      <div id="bulk" role="toolbar" aria-label="Bulk actions" hidden></div>
     </div>
-    <div id="bulk" role="toolbar" aria-label="Bulk actions" hidden></div>
     <ol id="queue"></ol>
     <button type="button" id="more">Load more</button>
   </nav>

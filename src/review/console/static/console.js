@@ -217,10 +217,15 @@ function drawBulk() {
   bulkBar.replaceChildren(
     el("span", { class: "bulk-count" }, [`${count} selected`]),
     ...STATUSES.map((entry) =>
-      button(`${entry.short} (${count})`, () => markChosen(entry.status), entry.key, {
-        "aria-label": `${entry.label}: all ${count} selected`,
-        class: `status-button status-${entry.status}`,
-      })
+      button(
+        `${entry.short[0].toUpperCase()}${entry.short.slice(1)} (${count})`,
+        () => markChosen(entry.status),
+        entry.key,
+        {
+          "aria-label": `${entry.label}: all ${count} selected`,
+          class: `status-button status-${entry.status}`,
+        },
+      )
     ),
     button("Clear selection", () => {
       state.chosen.clear();
