@@ -186,7 +186,7 @@ function page(csrf: string): string {
   <label>Source hash <input name="source" maxlength="128" autocomplete="off"></label>
   <label>Since <input name="since" placeholder="2025-06-01 or 24h" maxlength="40" autocomplete="off"></label>
   <label>Until <input name="until" placeholder="2025-06-02" maxlength="40" autocomplete="off"></label>
-  <label class="wide">Search <input name="q" type="search" maxlength="200" autocomplete="off"></label>
+  <label class="wide">Search <input name="q" type="search" maxlength="200" autocomplete="off" aria-keyshortcuts="/"></label>
   <div class="form-actions">
     <button type="submit" class="primary">Apply filters</button>
     <button type="button" id="export-ndjson">Export NDJSON</button>

@@ -166,6 +166,7 @@ function queueEntry(item, index) {
     type: "checkbox",
     class: "choose",
     "aria-label": `Select ${item.id.slice(0, 12)}`,
+    "aria-keyshortcuts": index === state.selected ? "x" : undefined,
   });
   box.checked = state.chosen.has(item.id);
   box.addEventListener("click", (event) => event.stopPropagation());
@@ -477,7 +478,12 @@ async function select(index) {
   if (index < 0 || index >= state.items.length) return;
   state.selected = index;
   for (const li of queueList.children) {
-    li.setAttribute("aria-selected", li.dataset.index === String(index) ? "true" : "false");
+    const current = li.dataset.index === String(index);
+    li.setAttribute("aria-selected", current ? "true" : "false");
+    // `x` selects the item in view: its check box is the one that key works.
+    const box = li.querySelector("input.choose");
+    if (current) box?.setAttribute("aria-keyshortcuts", "x");
+    else box?.removeAttribute("aria-keyshortcuts");
   }
   queueList.children[index]?.scrollIntoView({ block: "nearest" });
   const view = ++state.view;
