@@ -36,11 +36,12 @@
  */
 import { base64 } from "../bytes.ts";
 import { decodeUtf8Strict } from "../json/utf8.ts";
-import { databaseConfig, openForReading } from "./database.ts";
+import { databaseConfig, openForReading, type ReviewDatabase } from "./database.ts";
 import { CliError, type Context, type Output, Progress, textOutput } from "./io.ts";
 import { FILTER_OPTIONS, filtersFrom, type OptionValues } from "./options.ts";
 import {
   countSubmissions,
+  type Filters,
   PAGE_SIZE,
   rowFacts,
   signerOf,
@@ -160,6 +161,41 @@ function csvLine(row: SubmissionRow, history: readonly ReviewEvent[]): string {
   return CSV_COLUMNS.map((column) => csvCell(cells[column])).join(",") + "\n";
 }
 
+/** The formats of an export. */
+export type ExportFormat = "ndjson" | "csv";
+
+/**
+ * An export's text in chunks, in constant memory: for CSV the header line first, then one chunk
+ * per keyset page of rows, with the review events of each page read in one query. The CLI
+ * (`review export`) and the console's export both write exactly these chunks.
+ *
+ * @param database The database and its tables.
+ * @param filters The filters.
+ * @param format NDJSON or CSV.
+ * @returns Chunks of text and how many rows each holds.
+ */
+export async function* exportChunks(
+  database: Pick<ReviewDatabase, "client" | "schema">,
+  filters: Filters,
+  format: ExportFormat,
+): AsyncGenerator<{ text: string; rows: number }> {
+  if (format === "csv") yield { text: CSV_COLUMNS.map(csvCell).join(",") + "\n", rows: 0 };
+  for await (const page of submissionPages(database.client, database.schema, filters, PAGE_SIZE)) {
+    const histories = await reviewHistories(
+      database.client,
+      database.schema,
+      page.map((row) => row.id),
+    );
+    const history = (row: SubmissionRow) => histories.get(row.id) ?? [];
+    const text = page.map((row) =>
+      format === "csv"
+        ? csvLine(row, history(row))
+        : safeJson(exportRecord(row, history(row))) + "\n"
+    ).join("");
+    yield { text, rows: page.length };
+  }
+}
+
 /**
  * Runs `export`.
  *
@@ -195,24 +231,9 @@ export async function exportCommand(context: Context, values: OptionValues): Pro
       : await countSubmissions(database.client, database.schema, filters);
     const progress = new Progress(context.progress, "export", total);
     let done = 0;
-    if (format === "csv") await out.write(CSV_COLUMNS.map(csvCell).join(",") + "\n");
-    for await (
-      const page of submissionPages(database.client, database.schema, filters, PAGE_SIZE)
-    ) {
-      const histories = await reviewHistories(
-        database.client,
-        database.schema,
-        page.map((row) => row.id),
-      );
-      const history = (row: SubmissionRow) => histories.get(row.id) ?? [];
-      await out.write(
-        page.map((row) =>
-          format === "csv"
-            ? csvLine(row, history(row))
-            : safeJson(exportRecord(row, history(row))) + "\n"
-        ).join(""),
-      );
-      done += page.length;
+    for await (const chunk of exportChunks(database, filters, format)) {
+      await out.write(chunk.text);
+      done += chunk.rows;
       await progress.update(done);
     }
     await progress.finish();

@@ -18,7 +18,7 @@ import {
 } from "../../src/signing/key.ts";
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { serveBeacon } from "../support/serve.ts";
-import { review, startConsole } from "../support/review.ts";
+import { RECORD_CSP_VIOLATIONS, review, startConsole } from "../support/review.ts";
 
 /**
  * The little of the page's globals the checks below read. Those functions run in the browser
@@ -150,12 +150,7 @@ Deno.test({
       });
       const errors: string[] = [];
       page.on("pageerror", (error) => errors.push(String(error)));
-      // Page-side code is given as text: it runs in the browser, not in Deno.
-      await page.addInitScript(`
-        window.__violations = [];
-        document.addEventListener("securitypolicyviolation", (event) => {
-          window.__violations.push(event.violatedDirective + " " + event.blockedURI);
-        });`);
+      await page.addInitScript(RECORD_CSP_VIOLATIONS);
 
       /** Waits until the item in view is `id`. */
       const showing = (id: string) =>

@@ -30,7 +30,15 @@ Deno.test("the console needs its token, a same-origin Origin and a page's CSRF t
   try {
     const auth = { authorization: `Bearer ${console.token}` };
     // Without the token: 401 and nothing shown, on every API route.
-    for (const path of ["/api/queue", `/api/item?id=${id}`, "/api/integrity"]) {
+    for (
+      const path of [
+        "/api/queue",
+        `/api/item?id=${id}`,
+        "/api/integrity",
+        "/api/counts",
+        "/api/export?format=csv",
+      ]
+    ) {
       for (
         const headers of <Record<string, string>[]> [{}, {
           authorization: `Bearer ${"A".repeat(43)}`,
@@ -73,6 +81,21 @@ Deno.test("the console needs its token, a same-origin Origin and a page's CSRF t
       assert(!source.includes("innerHTML"), `${file} never uses innerHTML`);
       assert(!source.includes("document.cookie"), `${file} never uses cookies`);
     }
+    // The export: an attachment, with the security headers, and a format it knows.
+    const exported = await fetch(`${console.origin}/api/export?format=csv`, { headers: auth });
+    assertStrictEquals(exported.status, 200);
+    assertHardened(exported, "export");
+    assertStrictEquals(
+      exported.headers.get("content-type"),
+      "text/csv; charset=utf-8; header=present",
+    );
+    assertMatch(exported.headers.get("content-disposition") ?? "", /^attachment; /);
+    assert((await exported.text()).startsWith('"seq","id",'));
+    const badFormat = await fetch(`${console.origin}/api/export?format=xls`, { headers: auth });
+    assertStrictEquals(badFormat.status, 400);
+    assertEquals(await badFormat.json(), { error: "format must be one of ndjson, csv" });
+    const counts = await fetch(`${console.origin}/api/counts`, { headers: auth });
+    assertEquals(await counts.json(), { submissions: 1, new: 1, matching: 1 });
     const queue = await fetch(`${console.origin}/api/queue`, { headers: auth });
     assertStrictEquals(queue.status, 200);
     assertStrictEquals(queue.headers.get("set-cookie"), null);

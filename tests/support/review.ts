@@ -263,3 +263,14 @@ export async function startConsole(
     },
   };
 }
+
+/**
+ * A script for a browser page's `addInitScript` (page-side code given as text: it runs in the
+ * browser, not in Deno) that collects every Content Security Policy violation the page causes
+ * in `window.__violations`, so a console test can assert there were none.
+ */
+export const RECORD_CSP_VIOLATIONS = `
+  window.__violations = [];
+  document.addEventListener("securitypolicyviolation", (event) => {
+    window.__violations.push(event.violatedDirective + " " + event.blockedURI);
+  });`;

@@ -10,6 +10,7 @@ import { canonicalReceiptBytes, signReceipt, verifyReceipt } from "../../signing
 import type { SigningKey } from "../../signing/key.ts";
 import { sha256Digest } from "../../bytes.ts";
 import { appendEvent } from "../appends.ts";
+import { exportChunks, type ExportFormat } from "../export.ts";
 import { interpretContent, type MessageView, previewOf, renderContent } from "../content.ts";
 import type { ReviewDatabase } from "../database.ts";
 import { CliError } from "../io.ts";
@@ -141,7 +142,28 @@ export class ConsoleApi {
     if (path === "/api/queue") return await this.#queue(params);
     if (path === "/api/item") return await this.#item(parameter(params, "id") ?? "");
     if (path === "/api/integrity") return await this.#integrity();
+    if (path === "/api/counts") return await this.#counts(params);
     throw new RequestError(404, "no such view");
+  }
+
+  /**
+   * The export of what the filters in `params` match (`format=ndjson|csv`), as `review export`
+   * writes it: the same records and the same CSV neutralisation (export.ts), streamed.
+   *
+   * @param params The query: the queue's filters and `format`.
+   * @returns The format and the text, in chunks.
+   */
+  async export(
+    params: URLSearchParams,
+  ): Promise<{ format: ExportFormat; chunks: AsyncIterable<string> }> {
+    const format = oneOf(parameter(params, "format"), ["ndjson", "csv"] as const, "format") ??
+      "ndjson";
+    const filters = await this.#filters(params);
+    const database = this.#options.database;
+    async function* chunks() {
+      for await (const chunk of exportChunks(database, filters, format)) yield chunk.text;
+    }
+    return { format, chunks: chunks() };
   }
 
   /**
@@ -307,6 +329,16 @@ export class ConsoleApi {
       checkpoint: latest ?? null,
       publicKey: this.#options.key?.publicKey ?? this.#options.publicKey ?? null,
       search: this.#options.search,
+    };
+  }
+
+  async #counts(params: URLSearchParams): Promise<unknown> {
+    const { client, schema } = this.#options.database;
+    const filters = await this.#filters(params);
+    return {
+      submissions: await countSubmissions(client, schema, {}),
+      new: await countSubmissions(client, schema, { unreviewed: true }),
+      matching: await countSubmissions(client, schema, filters),
     };
   }
 

@@ -122,6 +122,34 @@ export function json(status: number, body: unknown): Response {
   });
 }
 
+const EXPORT_TYPES = {
+  ndjson: "application/x-ndjson; charset=utf-8",
+  csv: "text/csv; charset=utf-8; header=present",
+} as const;
+
+/** An export, streamed as it is read, as an attachment (the page saves it through a Blob). */
+async function exported(api: ConsoleApi, params: URLSearchParams): Promise<Response> {
+  const { format, chunks } = await api.export(params);
+  const encoder = new TextEncoder();
+  const iterator = chunks[Symbol.asyncIterator]();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await iterator.next();
+      if (done) controller.close();
+      else controller.enqueue(encoder.encode(value));
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+  return new Response(body, {
+    headers: {
+      "content-type": EXPORT_TYPES[format],
+      "content-disposition": `attachment; filename="beacon-export.${format}"`,
+    },
+  });
+}
+
 function page(csrf: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -134,10 +162,14 @@ function page(csrf: string): string {
 <script type="module" src="/static/console.js"></script>
 </head>
 <body>
-<header>
-  <h1>Beacon review console</h1>
-  <section id="integrity" aria-label="Integrity" aria-live="polite"></section>
+<header class="topbar">
+  <h1>Beacon review</h1>
+  <p id="counts" aria-live="polite"></p>
+  <section id="integrity" aria-label="Integrity"></section>
+  <button type="button" id="help-button" aria-keyshortcuts="?">Keys</button>
 </header>
+<details id="filter-panel" open>
+<summary>Filters and export</summary>
 <form id="filters" aria-label="Filters">
   <label>Status <select name="status">
     <option value="">queue (new first)</option><option>new</option><option>reviewed</option>
@@ -154,21 +186,36 @@ function page(csrf: string): string {
   <label>Source hash <input name="source" maxlength="128" autocomplete="off"></label>
   <label>Since <input name="since" placeholder="2025-06-01 or 24h" maxlength="40" autocomplete="off"></label>
   <label>Until <input name="until" placeholder="2025-06-02" maxlength="40" autocomplete="off"></label>
-  <label>Search <input name="q" type="search" maxlength="200" autocomplete="off"></label>
-  <button type="submit">Apply filters</button>
-  <span id="search-mode"></span>
+  <label class="wide">Search <input name="q" type="search" maxlength="200" autocomplete="off" aria-keyshortcuts="/"></label>
+  <div class="form-actions">
+    <button type="submit" class="primary">Apply filters</button>
+    <button type="button" id="export-ndjson">Export NDJSON</button>
+    <button type="button" id="export-csv">Export CSV</button>
+    <span id="search-mode"></span>
+  </div>
 </form>
+</details>
 <main>
   <nav aria-label="Queue">
+    <div class="nav-head">
+      <div class="list-head">
+        <span id="shown"></span>
+        <button type="button" id="select-all">Select all shown</button>
+      </div>
+      <div id="bulk" role="toolbar" aria-label="Bulk actions" hidden></div>
+    </div>
     <ol id="queue"></ol>
     <button type="button" id="more">Load more</button>
   </nav>
   <article id="item" aria-label="Submission" tabindex="-1">
-    <p>Select a submission. Keys: j or down next, k or up previous, r mark reviewed,
-    f mark for follow-up, u back to new, n add note, / search.</p>
+    <p class="empty">Loading the queue…</p>
   </article>
 </main>
-<footer id="status" role="status" aria-live="polite"></footer>
+<footer>
+  <div id="legend" aria-label="Keyboard shortcuts"></div>
+  <div id="status" role="status" aria-live="polite"></div>
+</footer>
+<dialog id="help" aria-label="Keyboard shortcuts"></dialog>
 </body>
 </html>
 `;
@@ -218,6 +265,7 @@ export function consoleHandler(options: ConsoleOptions): (request: Request) => P
       }
       if (url.pathname.startsWith("/api/")) {
         if (!authorised(request)) return text(401, "unauthorized");
+        if (url.pathname === "/api/export") return await exported(options.api, url.searchParams);
         return json(200, await options.api.get(url.pathname, url.searchParams));
       }
       return text(404, "not found");
