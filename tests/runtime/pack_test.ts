@@ -164,7 +164,7 @@ Deno.test("npm pack: the tarball lints clean and embeds on Node and Bun, with re
 });
 
 Deno.test("the sources use only erasable TypeScript syntax (erasableSyntaxOnly)", async () => {
-  await build("package"); // installs the root package.json, whose TypeScript the check uses
+  await build("package"); // installs tools/build/, whose TypeScript the check uses
   ok(
     await run(await nodeExecutable(), [`${ROOT}/scripts/check_erasable.mjs`], ROOT),
     "scripts/check_erasable.mjs",
