@@ -1,9 +1,9 @@
 // The npm package's build (`npm run build`, also run by `npm start` and `npm pack`): tsdown 0.21
 // (the last line that runs on Node 20) bundles the TypeScript sources into ES modules and one
-// bundled declaration file per entry in dist/. README.md ("Node") says why this tool.
-import { defineConfig } from "tsdown";
-
-export default defineConfig({
+// bundled declaration file per entry in dist/. README.md ("Node") says why this tool. tsdown is
+// installed in tools/build/, not beside this file, so the options are a plain object (tsdown's
+// `defineConfig` only returns its argument).
+export default {
   entry: {
     mod: "mod.ts",
     node: "src/runtime/node.ts",
@@ -32,4 +32,4 @@ export default defineConfig({
       return code.replace('"./writer_worker.ts"', '"./writer_worker.mjs"');
     },
   }],
-});
+};

@@ -3,7 +3,7 @@
  *
  * | target | output | how |
  * |---|---|---|
- * | `package` | `dist/` (the npm package; `dist/server.mjs` is the Node server) | `npm run build` (tsdown, root `package.json`) |
+ * | `package` | `dist/` (the npm package; `dist/server.mjs` is the Node server) | `npm run build` (tsdown from `tools/build/`) |
  * | `workers` | `tools/workers/dist/worker.js` | esbuild from `tools/workers/`, self-contained, web client only |
  *
  * Bun needs no build: it runs the TypeScript sources. The Workers bundle resolves packages with
@@ -54,6 +54,8 @@ const WORKERS_ARGS = [
 
 async function buildPackage(): Promise<string> {
   await ensurePackages();
+  await ensureTools("build"); // tsdown
+
   // scripts/build_package.mjs decides, as `npm start` does, whether the inputs changed.
   return await withLock(`${ROOT}/.build-lock`, "build the package", async () => {
     const output = await new Deno.Command(await nodeExecutable(), {

@@ -1,20 +1,28 @@
-// `npm start` (its prestart) and scripts/build.ts: builds the npm package (dist/, `npm run build`,
-// tsdown) only when its inputs changed since the last build, so a start on an unchanged tree
-// neither rebuilds nor prints tsdown's output (issue 20). The inputs are mod.ts,
-// tsdown.config.ts, package.json and every .ts and .json file under src/; their digest is kept in
+// `npm start` (its prestart) and scripts/build.ts: builds the npm package (dist/, tsdown from
+// tools/build/, installed on first use) only when its inputs changed since the last build, so a
+// start on an unchanged tree neither rebuilds nor prints tsdown's output (issue 20). The inputs
+// are mod.ts, tsdown.config.ts, package.json, tools/build/package-lock.json (the build tools'
+// versions) and every .ts and .json file under src/; their digest is kept in
 // dist/.beacon-build-stamp. Plain Node (no Deno, no TypeScript): it runs on a Node-only machine.
+// `--force` builds whatever the stamp says (`npm run build`, `npm pack`).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
+import { buildTool } from "./build_tools.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const stamp = `${root}/dist/.beacon-build-stamp`;
 
 /** The SHA-256 of every input's path and bytes, in a fixed order. */
 function inputsDigest() {
-  const files = [`${root}/mod.ts`, `${root}/tsdown.config.ts`, `${root}/package.json`];
+  const files = [
+    `${root}/mod.ts`,
+    `${root}/tsdown.config.ts`,
+    `${root}/package.json`,
+    `${root}/tools/build/package-lock.json`,
+  ];
   const walk = (folder) => {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       const path = `${folder}/${entry.name}`;
@@ -38,10 +46,17 @@ function built() {
 }
 
 const digest = inputsDigest();
-if (built() !== digest) {
-  const result = spawnSync("npm", ["run", "--silent", "build"], { cwd: root, stdio: "inherit" });
+if (process.argv.includes("--force") || built() !== digest) {
+  let tsdown;
+  try {
+    tsdown = buildTool("tsdown");
+  } catch (error) {
+    console.error(`Cannot build the package: ${error.message}`);
+    process.exit(1);
+  }
+  const result = spawnSync(tsdown, [], { cwd: root, stdio: "inherit" });
   if (result.status !== 0) {
-    console.error("Cannot build the package: npm run build failed");
+    console.error("Cannot build the package: tsdown failed");
     process.exit(result.status ?? 1);
   }
   writeFileSync(stamp, digest + "\n");

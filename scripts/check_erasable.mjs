@@ -1,14 +1,18 @@
 // Checks that mod.ts and src/ use only erasable TypeScript syntax (TypeScript's
 // `erasableSyntaxOnly`: no enums, namespaces, parameter properties or other syntax with run-time
 // semantics), so Node ≥ 22.18 could run the sources by stripping types. Uses the TypeScript
-// compiler from the root package.json (`npm install`). Prints each offending place and exits 1,
+// compiler from tools/build/ (installed on first use). Prints each offending place and exits 1,
 // or prints nothing and exits 0.
 //
 //   node scripts/check_erasable.mjs
 import { readdirSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import ts from "typescript";
+import { createRequire } from "node:module";
+import { BUILD_TOOLS, ensureBuildTools } from "./build_tools.mjs";
+
+ensureBuildTools();
+const ts = createRequire(`${BUILD_TOOLS}/package.json`)("typescript");
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const files = [`${root}mod.ts`];

@@ -7,9 +7,13 @@
  * | `tools/sqld/` | the real libSQL server (`sqld`) | remote-database tests, `deno task db` |
  * | `tools/bun/` | Bun | Deno-hosted tests and tasks of the Bun entry |
  * | `tools/workers/` | Miniflare (workerd), esbuild and the bundle's npm packages | Workers |
+ * | `tools/build/` | tsdown, TypeScript, publint, attw, `@types/node` | the npm package's build and checks |
  *
- * The root `package.json` (Node and Bun users' own `npm install` / `bun install`) is installed by
- * {@linkcode ensurePackages}. Each folder's `package.json` and `package-lock.json` are committed;
+ * `tools/build/` is also installed from plain Node by scripts/build_tools.mjs (`npm start`,
+ * `npm run build`, `npm pack`), with the same stamp and lock folder. The root `package.json`
+ * holds only the runtime dependencies (Node and Bun users' own `npm install` / `bun install`),
+ * so `deno task start`, which installs whatever the root declares, fetches no build tool
+ * (issue 20); {@linkcode ensurePackages} installs it. Each folder's `package.json` and `package-lock.json` are committed;
  * `node_modules/` is not. Nothing global is assumed beyond Node and npm.
  *
  * @example
@@ -31,7 +35,7 @@ export const TOOLS: string = `${ROOT}/tools`;
 export const DIST: string = `${TOOLS}/workers/dist`;
 
 /** The tool folders under `tools/`. */
-export type ToolSet = "sqld" | "bun" | "workers";
+export type ToolSet = "sqld" | "bun" | "workers" | "build";
 
 async function sha256(path: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
@@ -129,8 +133,8 @@ export async function ensureTools(set: ToolSet): Promise<void> {
 }
 
 /**
- * Installs the root `package.json` the way a Node user does (`npm ci`, development tools
- * included: the Node build needs them), for the Deno-hosted tests of the Node and Bun entries.
+ * Installs the root `package.json` the way a Node user does (`npm ci`: the runtime dependencies),
+ * for the Deno-hosted tests of the Node and Bun entries.
  */
 export async function ensurePackages(): Promise<void> {
   await npmCi(ROOT, ["--ignore-scripts"], "the root package.json");
@@ -178,6 +182,12 @@ export async function esbuildExecutable(): Promise<string> {
   );
 }
 
+/** One of `tools/build/`'s executables (`tsdown`, `tsc`, `publint`, `attw`); installs it. */
+export async function buildTool(name: string): Promise<string> {
+  await ensureTools("build");
+  return `${TOOLS}/build/node_modules/.bin/${name}`;
+}
+
 /** The `node` executable on the PATH, or a clear error. */
 export async function nodeExecutable(): Promise<string> {
   try {
@@ -197,12 +207,12 @@ export async function nodeExecutable(): Promise<string> {
 }
 
 /**
- * `deno run -A scripts/tools.ts install [sqld|bun|workers|packages ...]` installs the named tool
+ * `deno run -A scripts/tools.ts install [sqld|bun|workers|build|packages ...]` installs the named tool
  * folders (default: all, and the root package.json), as CI does before the tests.
  */
 if (import.meta.main) {
   const [action, ...names] = Deno.args;
-  const all = ["sqld", "bun", "workers", "packages"];
+  const all = ["sqld", "bun", "workers", "build", "packages"];
   const chosen = names.length === 0 ? all : names;
   if (action !== "install" || chosen.some((name) => !all.includes(name))) {
     console.error(`Usage: deno run -A scripts/tools.ts install [${all.join("|")} ...]`);

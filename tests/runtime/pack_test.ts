@@ -9,7 +9,7 @@
 import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { build } from "../../scripts/build.ts";
 import { childEnvironment } from "../../scripts/runtimes.ts";
-import { bunExecutable, nodeExecutable, ROOT } from "../../scripts/tools.ts";
+import { buildTool, bunExecutable, nodeExecutable, ROOT, TOOLS } from "../../scripts/tools.ts";
 
 async function run(
   command: string,
@@ -110,12 +110,12 @@ Deno.test("npm pack: the tarball lints clean and embeds on Node and Bun, with re
     assertMatch(tarball, /beacon-beacon-\d+\.\d+\.\d+\.tgz$/);
 
     const publint = ok(
-      await run(`${ROOT}/node_modules/.bin/publint`, ["run", tarball, "--strict"], ROOT),
+      await run(await buildTool("publint"), ["run", tarball, "--strict"], ROOT),
       "publint --strict",
     );
     assertMatch(publint, /All good!/);
     ok(
-      await run(`${ROOT}/node_modules/.bin/attw`, [tarball, "--profile", "esm-only"], ROOT),
+      await run(await buildTool("attw"), [tarball, "--profile", "esm-only"], ROOT),
       "attw --profile esm-only",
     );
 
@@ -153,7 +153,7 @@ Deno.test("npm pack: the tarball lints clean and embeds on Node and Bun, with re
     ok(
       await run(
         await nodeExecutable(),
-        [`${ROOT}/node_modules/typescript/bin/tsc`, "-p", "."],
+        [`${TOOLS}/build/node_modules/typescript/bin/tsc`, "-p", "."],
         project,
       ),
       "tsc (strict, nodenext) on the consumer",
@@ -164,7 +164,7 @@ Deno.test("npm pack: the tarball lints clean and embeds on Node and Bun, with re
 });
 
 Deno.test("the sources use only erasable TypeScript syntax (erasableSyntaxOnly)", async () => {
-  await build("package"); // installs the root package.json, whose TypeScript the check uses
+  await build("package"); // installs tools/build/, whose TypeScript the check uses
   ok(
     await run(await nodeExecutable(), [`${ROOT}/scripts/check_erasable.mjs`], ROOT),
     "scripts/check_erasable.mjs",

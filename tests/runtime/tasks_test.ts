@@ -5,7 +5,7 @@
  * `deno task migrate` migrates a remote database (a real sqld with JWT auth) idempotently, and
  * `deno task db` starts a local sqld.
  */
-import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
+import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { jwtAuth, startSqld } from "../support/sqld.ts";
 import { childEnvironment, startServerProcess } from "../../scripts/runtimes.ts";
 import { ROOT } from "../../scripts/tools.ts";
@@ -226,3 +226,72 @@ for (const [tool, args] of [["deno", ["task", "db"]], ["npm", ["run", "db"]]] as
     });
   });
 }
+
+/**
+ * Issue 20, item 6: `deno task start` needs nothing but the serving packages. A fresh DENO_DIR
+ * gets only the npm packages of the root deno.lock (copied from this runtime's cache, which
+ * `deno install --frozen` fills), the registry is made unreachable (a dead loopback proxy), and
+ * the task must still serve and leave that cache as it found it: `deno task` installed nothing
+ * else (the build tools, the test libraries, the browser driver) and the server fetched nothing.
+ */
+Deno.test("deno task start serves from a cache holding only the serving packages", async () => {
+  requireTask("start");
+  const env = childEnvironment();
+  const run = async (args: string[], extra: Record<string, string> = {}) => {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args,
+      cwd: ROOT,
+      clearEnv: true,
+      env: { ...env, ...extra },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr);
+    assert(output.success, `deno ${args.join(" ")}:\n${text}`);
+    return new TextDecoder().decode(output.stdout);
+  };
+  await run(["install", "--frozen"]);
+  const registry = new URL(
+    env.NPM_CONFIG_REGISTRY ?? env.npm_config_registry ?? "https://registry.npmjs.org/",
+  )
+    .host.replace(":", "_");
+  const source = `${JSON.parse(await run(["info", "--json"])).npmCache}/${registry}`;
+  const lock: { npm: Record<string, unknown> } = JSON.parse(
+    await Deno.readTextFile(`${ROOT}/deno.lock`),
+  );
+  const names = [...new Set(Object.keys(lock.npm).map((key) => key.slice(0, key.indexOf("@", 1))))]
+    .sort();
+  const listCache = async (npm: string) => {
+    const found: string[] = [];
+    for await (const entry of Deno.readDir(npm)) {
+      if (!entry.name.startsWith("@")) found.push(entry.name);
+      else {for await (const inner of Deno.readDir(`${npm}/${entry.name}`)) {
+          found.push(`${entry.name}/${inner.name}`);
+        }}
+    }
+    return found.sort();
+  };
+  await withTempDir(async (directory) => {
+    const npm = `${directory}/deno/npm/${registry}`;
+    for (const name of names) {
+      await Deno.mkdir(`${npm}/${name}`, { recursive: true });
+      const copied = await new Deno.Command("cp", {
+        args: ["-a", `${source}/${name}/.`, `${npm}/${name}/`],
+      }).output();
+      assert(copied.success, `copied ${name} from ${source}`);
+    }
+    const deadProxy = "http://127.0.0.1:9";
+    await startsAndStops("start", {
+      BEACON_DATABASE_URL: `file:${directory}/beacon.db`,
+      DENO_DIR: `${directory}/deno`,
+      HTTPS_PROXY: deadProxy,
+      HTTP_PROXY: deadProxy,
+      https_proxy: deadProxy,
+      http_proxy: deadProxy,
+      NO_PROXY: "",
+      no_proxy: "",
+    });
+    assertEquals(await listCache(npm), names, "deno task start added no npm package");
+  });
+});

@@ -7,6 +7,20 @@ import { ROOT } from "../../scripts/tools.ts";
 
 /** Every bare import of mod.ts and src/, without the folders named in `skip` (such as `review`). */
 export async function sourceImports(skip: readonly string[] = []): Promise<Set<string>> {
+  const names = await bareImports(["src"], skip);
+  for (const name of await bareImports([], [], ["mod.ts"])) names.add(name);
+  return names;
+}
+
+/**
+ * Every bare import (`node:` ones aside) of the .ts files under `folders` (paths from the root,
+ * without the folders named in `skip`) and of the single `files`.
+ */
+export async function bareImports(
+  folders: readonly string[],
+  skip: readonly string[] = [],
+  files: readonly string[] = [],
+): Promise<Set<string>> {
   const names = new Set<string>();
   const scan = (text: string) => {
     // Code in documentation examples is not imported by the program.
@@ -25,8 +39,8 @@ export async function sourceImports(skip: readonly string[] = []): Promise<Set<s
       }
     }
   };
-  await walk(`${ROOT}/src`);
-  scan(await Deno.readTextFile(`${ROOT}/mod.ts`));
+  for (const folder of folders) await walk(`${ROOT}/${folder}`);
+  for (const file of files) scan(await Deno.readTextFile(`${ROOT}/${file}`));
   for (const name of names) if (name.startsWith("node:")) names.delete(name);
   return names;
 }
