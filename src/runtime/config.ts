@@ -18,6 +18,8 @@
  * | `BEACON_SOURCE_SALT` | hex salt (≥ 16 bytes) for source hashes | stored in the database |
  * | `BEACON_SIGNING_KEY` | base64url Ed25519 seed that signs receipts | stored in the database |
  * | `BEACON_CHECKPOINT_INTERVAL` | `30s`, `5m`, `1h` (1 s to 24 h) or `off`: how often a tree head is signed while the log grows | `5m` |
+ * | `BEACON_DATABASE_TIMEOUT_MS` | deadline of every database call, in ms (100 to 600000) | `10000` |
+ * | `BEACON_BODY_TIMEOUT_MS` | how long a request body may take to arrive, in ms (100 to 600000); past it `408` | `10000` |
  * | `BEACON_WRITER_THREAD` | `on`: commit an embedded database on a Web Worker thread | `off` |
  * | `BEACON_LOG` | `on` (one JSON line per request) or `off` | `on` |
  *
@@ -47,6 +49,7 @@ export const ENVIRONMENT_VARIABLES = [
   "BEACON_LOG",
   "BEACON_WRITER_THREAD",
   "BEACON_DATABASE_TIMEOUT_MS",
+  "BEACON_BODY_TIMEOUT_MS",
 ] as const;
 
 /** The URL forms `BEACON_DATABASE_URL` accepts, as the refusal names them. */
@@ -142,6 +145,15 @@ function integer(name: string, text: string, min: number, max: number): number {
 }
 
 const INTERVAL_UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A deadline variable (`BEACON_DATABASE_TIMEOUT_MS`, `BEACON_BODY_TIMEOUT_MS`): whole ms, 100 to 600000. */
+function deadlineMs(name: string, value: string): number {
+  const ms = /^[0-9]{1,7}$/.test(value) ? Number(value) : NaN;
+  if (!(ms >= 100 && ms <= 600_000)) {
+    throw new StartupError(`Cannot start: ${name} must be milliseconds from 100 to 600000`);
+  }
+  return ms;
+}
 
 /** `BEACON_CHECKPOINT_INTERVAL`: `off`, or a whole number of `s`, `m` or `h` from 1 s to 24 h. */
 function checkpointIntervalMs(text: string): number | "off" {
@@ -246,13 +258,14 @@ export function configFromEnvironment(read: (name: string) => string | undefined
   if (writerThread === "on") options.database = { ...options.database!, writerThread: true };
   const timeout = get("BEACON_DATABASE_TIMEOUT_MS");
   if (timeout !== undefined) {
-    const ms = /^[0-9]{1,7}$/.test(timeout) ? Number(timeout) : NaN;
-    if (!(ms >= 100 && ms <= 600_000)) {
-      throw new StartupError(
-        "Cannot start: BEACON_DATABASE_TIMEOUT_MS must be milliseconds from 100 to 600000",
-      );
-    }
-    options.database = { ...options.database!, timeoutMs: ms };
+    options.database = {
+      ...options.database!,
+      timeoutMs: deadlineMs("BEACON_DATABASE_TIMEOUT_MS", timeout),
+    };
+  }
+  const bodyTimeout = get("BEACON_BODY_TIMEOUT_MS");
+  if (bodyTimeout !== undefined) {
+    options.bodyTimeoutMs = deadlineMs("BEACON_BODY_TIMEOUT_MS", bodyTimeout);
   }
   const log = get("BEACON_LOG") ?? "on";
   if (log !== "on" && log !== "off") {

@@ -17,6 +17,7 @@
 import { assert, assertStrictEquals } from "../support/assert.ts";
 import { startSqld } from "../support/sqld.ts";
 import { startServer } from "../support/server.ts";
+import { rawExchange } from "../support/serve.ts";
 import { type RunningServer, startRuntime } from "../../scripts/runtimes.ts";
 
 /** The IANA HTTP Method Registry (https://www.iana.org/assignments/http-methods), 2026. */
@@ -278,7 +279,11 @@ Deno.test("a 64 KiB body in 1-byte chunks does not make the Deno server hold gig
   // Before the fix, the body reader kept each chunk, a view of a much larger buffer of Deno's,
   // alive: these two bodies raised the server's peak memory by about 4 GiB; fixed, by well under
   // 0.3 GiB. The bound sits between the two.
-  const server = await startServer({ env: { BEACON_LOG: "off" } });
+  // 65,536 chunks are parsed one by one; on a loaded machine that can outlast the default 10 s
+  // body deadline, and this test is about memory, not about the deadline (tested elsewhere).
+  const server = await startServer({
+    env: { BEACON_LOG: "off", BEACON_BODY_TIMEOUT_MS: "120000" },
+  });
   try {
     const port = Number(new URL(server.url).port);
     const before = await peakKiB(server.pid);
@@ -298,5 +303,26 @@ Deno.test("a 64 KiB body in 1-byte chunks does not make the Deno server hold gig
   } finally {
     await server.stop();
     await Deno.remove(server.directory, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("BEACON_BODY_TIMEOUT_MS sets the body deadline of the real server", async () => {
+  // A body that pauses 2 s: well inside the default 10 s, well past a 300 ms deadline.
+  const body = "hello after a pause";
+  const send = (url: string) =>
+    rawExchange(url, [
+      "POST /beacon/0.1/submissions HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n" +
+      `Content-Length: ${body.length}\r\nConnection: close\r\n\r\nhello`,
+      { pauseMs: 2_000 },
+      body.slice(5),
+    ]);
+  for (const [env, status] of [[{ BEACON_BODY_TIMEOUT_MS: "300" }, 408], [{}, 202]] as const) {
+    const server = await startServer({ env: { BEACON_LOG: "off", ...env } });
+    try {
+      assertStrictEquals((await send(server.url)).status, status, JSON.stringify(env));
+    } finally {
+      await server.stop();
+      await Deno.remove(server.directory, { recursive: true }).catch(() => {});
+    }
   }
 });

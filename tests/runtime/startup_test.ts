@@ -115,6 +115,10 @@ const CASES: Case[] = [
     env: { BEACON_CHECKPOINT_INTERVAL: "5 minutes" },
     expect: /^Cannot start: BEACON_CHECKPOINT_INTERVAL must be "off" or a duration/,
   },
+  {
+    env: { BEACON_BODY_TIMEOUT_MS: "10s" },
+    expect: /^Cannot start: BEACON_BODY_TIMEOUT_MS must be milliseconds from 100 to 600000$/,
+  },
 ];
 
 for (const entry of ENTRIES) {
