@@ -111,7 +111,18 @@ async function statter(): Promise<Stat> {
  */
 export async function missingIndexProblem(path: string): Promise<string | undefined> {
   const stat = await statter();
-  if (await stat(`${path}-wal`) === undefined || await stat(`${path}-shm`) !== undefined) return;
+  const { stat: statSize } = await import("node:fs/promises");
+  for (let look = 1;; look++) {
+    if (await stat(`${path}-wal`) === undefined || await stat(`${path}-shm`) !== undefined) return;
+    // A WAL of no more than its 32-byte header holds no frame, so nothing can be lost (a TRUNCATE
+    // checkpoint leaves one); sqlite.org/fileformat.html §4.1.
+    const size = await statSize(`${path}-wal`).then((facts) => facts.size, () => 0);
+    if (size <= 32) return;
+    // The last connection to close deletes the -shm index just before the WAL (sqlite3WalClose):
+    // for that instant the pair looks like a removed index. A removed index stays removed.
+    if (look === 10) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   return `Cannot open ${path}: its WAL is there but its -shm index is not, so a running ` +
     `server's index was removed. Stop that server first (or, if none runs, start the server ` +
     `once: it rebuilds the index); opening it now would lose writes`;

@@ -272,9 +272,16 @@ Deno.test("deno task start serves from a cache holding only the serving packages
     }
     return found.sort();
   };
+  // The lock also names other platforms' native packages (@libsql/darwin-arm64, …), which Deno
+  // never downloads here: copy what this machine's cache holds. Were one of the missing ones
+  // needed, the start below would have to fetch it, and the dead proxy would fail it.
+  const present: string[] = [];
+  for (const name of names) {
+    if (await Deno.stat(`${source}/${name}`).then(() => true, () => false)) present.push(name);
+  }
   await withTempDir(async (directory) => {
     const npm = `${directory}/deno/npm/${registry}`;
-    for (const name of names) {
+    for (const name of present) {
       await Deno.mkdir(`${npm}/${name}`, { recursive: true });
       const copied = await new Deno.Command("cp", {
         args: ["-a", `${source}/${name}/.`, `${npm}/${name}/`],
@@ -292,6 +299,6 @@ Deno.test("deno task start serves from a cache holding only the serving packages
       NO_PROXY: "",
       no_proxy: "",
     });
-    assertEquals(await listCache(npm), names, "deno task start added no npm package");
+    assertEquals(await listCache(npm), present, "deno task start added no npm package");
   });
 });

@@ -185,11 +185,21 @@ Deno.test("missingIndexProblem() refuses a WAL without its -shm index, in one li
     assertEquals(await missingIndexProblem(path), undefined, "no database at all");
     await Deno.writeTextFile(path, "db");
     assertEquals(await missingIndexProblem(path), undefined, "closed cleanly: no WAL");
-    await Deno.writeTextFile(`${path}-wal`, "wal");
+    // A WAL header (32 bytes) and one frame's worth of bytes: something that could be lost.
+    await Deno.writeFile(`${path}-wal`, new Uint8Array(32 + 4096 + 24));
     await Deno.writeTextFile(`${path}-shm`, "shm");
     assertEquals(await missingIndexProblem(path), undefined, "open, or crashed: both there");
     await Deno.remove(`${path}-shm`);
     const problem = await missingIndexProblem(path);
     assert(problem !== undefined && !problem.includes("\n") && problem.includes("-shm"));
+    // A WAL with no frame (what a TRUNCATE checkpoint leaves) holds nothing to lose.
+    await Deno.writeFile(`${path}-wal`, new Uint8Array(0));
+    assertEquals(await missingIndexProblem(path), undefined, "an empty WAL");
+    // A WAL that goes away while it looks is no removed index: the connection that closes last
+    // deletes the -shm just before the WAL.
+    await Deno.writeFile(`${path}-wal`, new Uint8Array(32 + 4096 + 24));
+    const looking = missingIndexProblem(path);
+    await Deno.remove(`${path}-wal`);
+    assertEquals(await looking, undefined, "the WAL went away while looking");
   });
 });
