@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { ConnectionInfo } from "../../mod.ts";
+import type { ConnectionInfo } from "../types.ts";
 
 /** The part of Bun's `Server` this entry uses. */
 export interface BunServer {

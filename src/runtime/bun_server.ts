@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { Beacon } from "../../mod.ts";
+import type { Beacon } from "../types.ts";
 import { errorResponse } from "../errors.ts";
 import { harden } from "../middleware/response_headers.ts";
 import { bunFetch, type BunServer } from "./bun.ts";

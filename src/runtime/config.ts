@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { type Beacon, type BeaconOptions, createBeacon } from "../../mod.ts";
+import { type Beacon, type BeaconOptions, createBeacon } from "../beacon.ts";
 import { fromHex } from "../bytes.ts";
 import { DEFAULT_DATABASE_URL } from "../defaults.ts";
 import { parseRateLimit } from "../limits/rate.ts";

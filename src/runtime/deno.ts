@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { Beacon } from "../../mod.ts";
+import type { Beacon } from "../types.ts";
 import type { ServerConfig } from "./config.ts";
 import { acceptErrorLogger, type Listening, runServer } from "./serve.ts";
 

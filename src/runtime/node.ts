@@ -26,7 +26,8 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ConnectionInfo, RequestLogEntry } from "../../mod.ts";
+import type { ConnectionInfo } from "../types.ts";
+import type { RequestLogEntry } from "../middleware/request_log.ts";
 import { type ErrorCode, errorResponse } from "../errors.ts";
 import { harden } from "../middleware/response_headers.ts";
 

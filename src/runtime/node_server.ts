@@ -17,7 +17,7 @@
  * @module
  */
 import { createServer, type Server } from "node:http";
-import type { Beacon } from "../../mod.ts";
+import type { Beacon } from "../types.ts";
 import type { ServerConfig } from "./config.ts";
 import { refuseConnect, toNodeListener } from "./node.ts";
 import { acceptErrorLogger, type Listening, runServer } from "./serve.ts";

@@ -26,7 +26,7 @@
  *
  * @module
  */
-import type { Beacon } from "../../mod.ts";
+import type { Beacon } from "../types.ts";
 import { errorResponse } from "../errors.ts";
 import { harden } from "../middleware/response_headers.ts";
 import { workersDatabaseRefusal } from "./workers_refusal.mjs";

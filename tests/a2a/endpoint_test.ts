@@ -8,7 +8,8 @@ import { a2aHandler } from "../../src/a2a/endpoint.ts";
 import type { Context } from "../../src/middleware/compose.ts";
 import { realIntake } from "../support/intake.ts";
 import { StorageError } from "../../src/errors.ts";
-import { createBeacon, type RequestLogEntry } from "../../mod.ts";
+import { createBeacon } from "../../src/beacon.ts";
+import type { RequestLogEntry } from "../../src/middleware/request_log.ts";
 
 const encoder = new TextEncoder();
 

@@ -7,7 +7,7 @@
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { rawExchange } from "../support/serve.ts";
 import { startServer } from "../support/server.ts";
-import { createBeacon } from "../../mod.ts";
+import { createBeacon } from "../../src/beacon.ts";
 import { configFromEnvironment, publicUrlWarning } from "../../src/runtime/config.ts";
 import { MAX_HOST_LENGTH, validHost } from "../../src/http/target.ts";
 

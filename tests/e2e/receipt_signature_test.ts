@@ -89,7 +89,7 @@ Deno.test("a configured signing key is used as given", async () => {
 });
 
 Deno.test("a generated signing key is stored once and reused after a restart", async () => {
-  const { createBeacon } = await import("../../mod.ts");
+  const { createBeacon } = await import("../../src/beacon.ts");
   const directory = await Deno.makeTempDir({ prefix: "beacon-key-" });
   const publicKey = async () => {
     const beacon = createBeacon({ database: { url: `file:${directory}/beacon.db` } });

@@ -12,7 +12,7 @@
  * - Two servers on one database add one head per tree size; the timer never keeps a process alive.
  */
 import { createClient } from "@libsql/client";
-import { type Beacon, createBeacon } from "../../mod.ts";
+import { type Beacon, createBeacon } from "../../src/beacon.ts";
 import { configFromEnvironment } from "../../src/runtime/config.ts";
 import { encodeSeed, signCheckpoint, signingKeyFromSeed } from "../../src/signing/mod.ts";
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";

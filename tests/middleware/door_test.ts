@@ -4,7 +4,8 @@
  * the status where the status tells it.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { createBeacon, type RequestLogEntry } from "../../mod.ts";
+import { createBeacon } from "../../src/beacon.ts";
+import type { RequestLogEntry } from "../../src/middleware/request_log.ts";
 import { createDoor } from "../../src/middleware/door.ts";
 import { errorResponse } from "../../src/errors.ts";
 

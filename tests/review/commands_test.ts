@@ -4,7 +4,7 @@
  */
 import { childEnvironment } from "../../scripts/runtimes.ts";
 import { createClient } from "@libsql/client";
-import { createBeacon } from "../../mod.ts";
+import { createBeacon } from "../../src/beacon.ts";
 import { sha256Digest } from "../../src/bytes.ts";
 import { signMessage } from "../../src/message/identity.ts";
 import { encodeSeed, generateSeed } from "../../src/signing/key.ts";
