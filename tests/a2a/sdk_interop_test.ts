@@ -1,6 +1,6 @@
 /**
  * Interoperability with the official A2A JS client, `@a2a-js/sdk/client` 1.3.0 (A2A 1.0), driving
- * the real server (`src/runtime/deno.ts`) over HTTP: discovery from the card, SendMessage with a
+ * the real server (`src/adapter/deno/server.ts`) over HTTP: discovery from the card, SendMessage with a
  * text part and with a data part, GetTask on the returned id, and each unsupported method
  * surfacing as the SDK's typed error for the right JSON-RPC code.
  *

@@ -6,7 +6,7 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { serveBeacon } from "../support/serve.ts";
 import { SERVED_DOC_TEXTS } from "../../src/native/served_docs.ts";
-import { readDocs, servedDocsModule } from "../../src/native/generate_docs.ts";
+import { readDocs, servedDocsModule } from "../../src/cli/generate_docs.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -14,7 +14,7 @@ Deno.test("src/native/served_docs.ts matches docs/*.md", async () => {
   const texts = await readDocs(ROOT);
   const stale =
     "src/native/served_docs.ts is stale: run deno run --allow-read --allow-write=src/native " +
-    "src/native/generate_docs.ts --write";
+    "src/cli/generate_docs.ts --write";
   assertEquals(SERVED_DOC_TEXTS, texts, stale);
   const module = await Deno.readTextFile(new URL("src/native/served_docs.ts", ROOT));
   assertStrictEquals(module, servedDocsModule(texts), stale);

@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
-import { MESSAGE_SCHEMA_URL, renderMessageSchema } from "../../src/message/generate_schema.ts";
+import { MESSAGE_SCHEMA_URL, renderMessageSchema } from "../../src/cli/generate_schema.ts";
 import { checkMessage, messageJsonSchema } from "../../src/message/schema.ts";
 import { exampleMessages } from "../../src/message/examples.ts";
 
@@ -147,7 +147,7 @@ Deno.test("schemas/message.schema.json: equals the output of generate_schema.ts"
   assert(
     committed === renderMessageSchema(),
     "schemas/message.schema.json is stale: run " +
-      "`deno run --allow-write=schemas src/message/generate_schema.ts --write`",
+      "`deno run --allow-write=schemas src/cli/generate_schema.ts --write`",
   );
 });
 

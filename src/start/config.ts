@@ -54,7 +54,7 @@ const DATABASE_URL_FORMS = /^(file:|libsql:\/\/|https:\/\/|http:\/\/|:memory:$)/
 
 /**
  * A start-up refusal: the configuration or the environment cannot work. Entries print its one-line
- * message on stderr and exit with code 2 (src/runtime/serve.ts), never a stack trace.
+ * message on stderr and exit with code 2 (src/start/serve.ts), never a stack trace.
  */
 export class StartupError extends Error {
   /** `message` says what is wrong and what is expected. */

@@ -17,11 +17,11 @@
  * @module
  */
 import { createServer, type Server } from "node:http";
-import type { Beacon } from "../types.ts";
-import type { ServerConfig } from "./config.ts";
+import type { Beacon } from "../../types.ts";
+import type { ServerConfig } from "../../start/config.ts";
 import { refuseConnect, toNodeListener } from "./node.ts";
-import { acceptErrorLogger, type Listening, runServer } from "./serve.ts";
-import { nodeProcess } from "./node_process.ts";
+import { acceptErrorLogger, type Listening, runServer } from "../../start/serve.ts";
+import { nodeProcess } from "../../start/node_process.ts";
 
 /** The connection bounds this entry sets (see the module documentation). */
 export const NODE_TIMEOUTS = {

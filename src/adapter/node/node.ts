@@ -2,7 +2,7 @@
  * The `node:http` adapter (the package's `./node` export): turns an `IncomingMessage` into a
  * standard `Request` (the body stays a stream that is pulled one chunk at a time, so the core's
  * byte-counting body limit still decides how much is read) and writes the `Response` back with
- * back-pressure. The Node server entry is `node_server.ts`.
+ * back-pressure. The Node server entry is `server.ts` beside it.
  *
  * Whatever the request, the listener answers: a method the Fetch standard cannot represent
  * (`CONNECT`, `TRACE`, `TRACK`: `new Request` throws for them) gets the core's `405`, a target
@@ -13,7 +13,7 @@
  * ```ts ignore
  * import { createServer } from "node:http";
  * import { createBeacon } from "./mod.ts";
- * import { toNodeListener } from "./src/runtime/node.ts";
+ * import { toNodeListener } from "./src/adapter/node/node.ts";
  *
  * const beacon = createBeacon({ publicUrl: "https://example.com/beacon" });
  * const listener = toNodeListener(beacon.fetch, { prefix: "/beacon" });
@@ -26,10 +26,10 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ConnectionInfo } from "../types.ts";
-import type { RequestLogEntry } from "../middleware/request_log.ts";
-import { type ErrorCode, errorResponse } from "../errors.ts";
-import { harden } from "../middleware/response_headers.ts";
+import type { ConnectionInfo } from "../../types.ts";
+import type { RequestLogEntry } from "../../middleware/request_log.ts";
+import { type ErrorCode, errorResponse } from "../../errors.ts";
+import { harden } from "../../middleware/response_headers.ts";
 
 /** A fetch handler in the shape of `Beacon.fetch`. */
 export type FetchHandler = (request: Request, info?: ConnectionInfo) => Promise<Response>;
@@ -124,7 +124,7 @@ function normalisePrefix(prefix: string | undefined): string {
  * @example
  * ```ts ignore
  * import { createServer } from "node:http";
- * import { toRequest } from "./src/runtime/node.ts";
+ * import { toRequest } from "./src/adapter/node/node.ts";
  *
  * createServer((incoming, outgoing) => {
  *   const request = toRequest(incoming);
@@ -180,7 +180,7 @@ export function toRequest(
  * @example
  * ```ts ignore
  * import { createServer } from "node:http";
- * import { writeResponse } from "./src/runtime/node.ts";
+ * import { writeResponse } from "./src/adapter/node/node.ts";
  *
  * createServer((_incoming, outgoing) => {
  *   void writeResponse(outgoing, Response.json({ ok: true }));
@@ -236,7 +236,7 @@ export async function writeResponse(
  * ```ts ignore
  * import { createServer } from "node:http";
  * import { createBeacon } from "./mod.ts";
- * import { toNodeListener } from "./src/runtime/node.ts";
+ * import { toNodeListener } from "./src/adapter/node/node.ts";
  *
  * const beacon = createBeacon({ database: { url: "file:data/beacon.db" } });
  * createServer(toNodeListener(beacon.fetch)).listen(8000);
@@ -315,7 +315,7 @@ export function toNodeListener(
  * @example
  * ```ts ignore
  * import { createServer } from "node:http";
- * import { refuseConnect, toNodeListener } from "./src/runtime/node.ts";
+ * import { refuseConnect, toNodeListener } from "./src/adapter/node/node.ts";
  *
  * const server = createServer(toNodeListener(beacon.fetch));
  * server.on("connect", refuseConnect);

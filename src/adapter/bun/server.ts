@@ -11,13 +11,13 @@
  *
  * @module
  */
-import type { Beacon } from "../types.ts";
-import { errorResponse } from "../errors.ts";
-import { harden } from "../middleware/response_headers.ts";
+import type { Beacon } from "../../types.ts";
+import { errorResponse } from "../../errors.ts";
+import { harden } from "../../middleware/response_headers.ts";
 import { bunFetch, type BunServer } from "./bun.ts";
-import type { ServerConfig } from "./config.ts";
-import { type Listening, runServer } from "./serve.ts";
-import { nodeProcess } from "./node_process.ts";
+import type { ServerConfig } from "../../start/config.ts";
+import { type Listening, runServer } from "../../start/serve.ts";
+import { nodeProcess } from "../../start/node_process.ts";
 
 /** Seconds a connection may be idle on Bun before it is closed. */
 export const BUN_IDLE_TIMEOUT_SECONDS = 10;
