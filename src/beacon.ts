@@ -20,7 +20,6 @@ import { chooseLimiter, type SharedLimiterParts } from "./limits/select.ts";
 import { discoveryDocument } from "./native/discovery.ts";
 import { originDocuments } from "./documents.ts";
 import { SubmissionStore } from "./store/store.ts";
-import { errorResponse } from "./errors.ts";
 import { loadSigningKey, type SigningKey, signReceipts } from "./signing/mod.ts";
 import { createDoor } from "./middleware/door.ts";
 import type { FileGuard, IdentityStamp } from "./store/file_guard.ts";
@@ -78,7 +77,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   const door = createDoor(options.log, now);
   const refuseUnavailable = (request: Request, startedAt = now()) => {
     request.body?.cancel().catch(() => {});
-    return door.leave(request, startedAt, { code: "unavailable" }, errorResponse("unavailable"));
+    return door.refuse(request, startedAt, "unavailable");
   };
   const started = new Date(now());
   // Prepared once; no per-Host work or cache (src/documents.ts). The card is signed only for

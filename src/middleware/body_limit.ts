@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { errorResponse } from "../errors.ts";
+import { refuse } from "./door.ts";
 import type { Context, Middleware } from "./compose.ts";
 
 /**
@@ -186,13 +186,14 @@ export function bodyLimit(maxBytes: number, timeoutMs: number): Middleware {
     const body = await readBodyWithin(context.request, maxBytes, timeoutMs);
     if (typeof body === "string") {
       // A body the client broke off is its doing, not a fault of ours, although it is a 503.
-      if (body === "unavailable") context.log.outcome = "refused";
-      context.log.code = body;
       // The rest of the body is never read, so the connection cannot carry another request; the
       // HTTP servers we run on answer `Connection: close` themselves (RFC 9112 §9.6).
       // A 413 says the limit, so the sender knows what to change (docs/protocol-0.1.md §Errors).
       const details = body === "too_large" ? { maxBodyBytes: maxBytes } : undefined;
-      return errorResponse(body, undefined, undefined, details);
+      return refuse(context, body, {
+        details,
+        outcome: body === "unavailable" ? "refused" : undefined,
+      });
     }
     context.body = body;
     return next();

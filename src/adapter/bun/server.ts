@@ -12,8 +12,7 @@
  * @module
  */
 import type { Beacon } from "../../types.ts";
-import { errorResponse } from "../../errors.ts";
-import { harden } from "../../middleware/response_headers.ts";
+import { createDoor } from "../../middleware/door.ts";
 import { bunFetch, type BunServer } from "./bun.ts";
 import type { ServerConfig } from "../../start/config.ts";
 import { type Listening, runServer } from "../../start/serve.ts";
@@ -44,7 +43,7 @@ function listen(config: ServerConfig, beacon: Beacon): Promise<Listening> {
     idleTimeout: BUN_IDLE_TIMEOUT_SECONDS,
     fetch: bunFetch(beacon.fetch),
     // The core answers every request itself; this is only for a handler that threw anyway.
-    error: () => harden(errorResponse("internal")),
+    error: () => createDoor(undefined, Date.now).refuse({ method: "" }, 0, "internal"),
   });
   return Promise.resolve({
     port: server.port,

@@ -28,8 +28,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ConnectionInfo } from "../../types.ts";
 import type { RequestLogEntry } from "../../middleware/request_log.ts";
-import { type ErrorCode, errorResponse } from "../../errors.ts";
-import { harden } from "../../middleware/response_headers.ts";
+import type { ErrorCode } from "../../errors.ts";
+import { createDoor } from "../../middleware/door.ts";
 
 /** A fetch handler in the shape of `Beacon.fetch`. */
 export type FetchHandler = (request: Request, info?: ConnectionInfo) => Promise<Response>;
@@ -247,27 +247,18 @@ export function toNodeListener(
   options: NodeAdapterOptions = {},
 ): NodeListener {
   normalisePrefix(options.prefix); // fail at mount time, not per request
+  // The core's door for the answers the adapter gives itself: logged through `options.log`.
+  const door = createDoor(options.log, Date.now);
+  // A handler that failed without an answer has logged nothing, and writing its answer may have
+  // been what failed: that last resort is hardened but not logged again.
+  const lastResort = createDoor(undefined, Date.now);
   const refuse = (incoming: IncomingMessage, outgoing: ServerResponse, code: ErrorCode) => {
     incoming.resume(); // discard a body nobody will read
-    const startedAt = Date.now();
-    writeResponse(outgoing, harden(errorResponse(code)), true).catch((error) => {
+    const response = door.refuse({ method: incoming.method ?? "" }, Date.now(), code);
+    writeResponse(outgoing, response, true).catch((error) => {
       options.onError?.(error);
       outgoing.destroy();
     });
-    try {
-      options.log?.({
-        time: new Date(startedAt).toISOString(),
-        route: "none",
-        method: incoming.method ?? "",
-        status: outgoing.statusCode,
-        outcome: "refused",
-        code,
-        bytes: 0,
-        ms: 0,
-      });
-    } catch {
-      // Logging must never change an answer.
-    }
   };
   return (incoming, outgoing) => {
     const aborted = new AbortController();
@@ -296,9 +287,8 @@ export function toNodeListener(
       .catch((error) => {
         options.onError?.(error);
         if (!outgoing.headersSent) {
-          writeResponse(outgoing, harden(errorResponse("internal")), true).catch(() =>
-            outgoing.destroy()
-          );
+          const response = lastResort.refuse({ method: incoming.method ?? "" }, 0, "internal");
+          writeResponse(outgoing, response, true).catch(() => outgoing.destroy());
         } else {
           outgoing.destroy();
         }
@@ -327,7 +317,8 @@ export function refuseConnect(
 ): void {
   if (!socket.writable) return socket.destroy();
   void (async () => {
-    const response = harden(errorResponse("method_not_allowed"));
+    const arrival = { method: "CONNECT" };
+    const response = createDoor(undefined, Date.now).refuse(arrival, 0, "method_not_allowed");
     const body = await response.text();
     let head = `HTTP/1.1 ${response.status} Method Not Allowed\r\n`;
     for (const [name, value] of response.headers) head += `${name}: ${value}\r\n`;

@@ -27,8 +27,7 @@
  * @module
  */
 import type { Beacon } from "../../types.ts";
-import { errorResponse } from "../../errors.ts";
-import { harden } from "../../middleware/response_headers.ts";
+import { createDoor } from "../../middleware/door.ts";
 import { workersDatabaseRefusal } from "./refusal.mjs";
 import { isEmbedded } from "../../store/client.ts";
 import { beaconForServer, configFromEnvironment } from "../../start/config.ts";
@@ -146,7 +145,10 @@ const worker: ModuleWorker = {
         console.error(JSON.stringify({ event: "error", message: instance.failure }));
       }
     }
-    if ("failure" in instance) return Promise.resolve(harden(errorResponse("unavailable")));
+    if ("failure" in instance) {
+      // No Beacon to log through (its configuration failed); the door still hardens the answer.
+      return Promise.resolve(createDoor(undefined, Date.now).refuse(request, 0, "unavailable"));
+    }
     return serve(instance.beacon, request, context);
   },
 };
