@@ -10,6 +10,7 @@ import { Intake } from "./intake/accept.ts";
 import { SourceHasher } from "./intake/source_hash.ts";
 import {
   DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_CHECKPOINT_INTERVAL_MS,
   DEFAULT_DATABASE_URL,
   DEFAULT_IDEMPOTENCY_WINDOW_MS,
   DEFAULT_MAX_BODY_BYTES,
@@ -24,12 +25,7 @@ import { loadSigningKey, type SigningKey, signReceipts } from "./signing/mod.ts"
 import { createDoor } from "./middleware/door.ts";
 import type { FileGuard, IdentityStamp } from "./store/file_guard.ts";
 import { guardFile } from "./store/database_guard.ts";
-import {
-  DEFAULT_CHECKPOINT_INTERVAL_MS,
-  scheduleTreeHeads,
-  type TreeHeadSchedule,
-  TreeHeadSigner,
-} from "./tree_heads.ts";
+import { scheduleTreeHeads, type TreeHeadSchedule, TreeHeadSigner } from "./tree_heads.ts";
 import type { Beacon, BeaconOptions, ConnectionInfo, StartFacts } from "./types.ts";
 
 export type { Beacon, BeaconOptions, ConnectionInfo, StartFacts } from "./types.ts";

@@ -26,3 +26,20 @@ export const DEFAULT_STATUS_RATE_LIMIT = "120/1m";
  * documentation in src/types.ts).
  */
 export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 60 * 60 * 1000;
+
+/** Default of `BEACON_CHECKPOINT_INTERVAL`: a signed tree head at most five minutes behind the log. */
+export const DEFAULT_CHECKPOINT_INTERVAL_MS = 5 * 60 * 1000;
+
+/** Default deadline of one database call, in milliseconds. */
+export const DEFAULT_DATABASE_TIMEOUT_MS = 10_000;
+
+/**
+ * The connection bounds of the Node server entry (src/adapter/node/server.ts; docs/deploy.md,
+ * "Connections and timeouts"): the whole head within 10 s, the whole request within 30 s, an idle
+ * keep-alive connection closed after 5 s.
+ */
+export const NODE_TIMEOUTS = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+} as const;

@@ -25,7 +25,11 @@
  */
 import { type Beacon, type BeaconOptions, createBeacon } from "../beacon.ts";
 import { fromHex } from "../bytes.ts";
-import { DEFAULT_DATABASE_URL } from "../defaults.ts";
+import {
+  DEFAULT_DATABASE_URL,
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_STATUS_RATE_LIMIT,
+} from "../defaults.ts";
 import { parseRateLimit } from "../limits/rate.ts";
 import { parseSigningKey } from "../signing/key.ts";
 
@@ -187,12 +191,12 @@ export function configFromEnvironment(read: (name: string) => string | undefined
     }
     options.publicUrl = publicUrl;
   }
-  const rate = rateLimitVariable("BEACON_RATE_LIMIT", get("BEACON_RATE_LIMIT"), "10/1m");
+  const rate = rateLimitVariable("BEACON_RATE_LIMIT", get("BEACON_RATE_LIMIT"), DEFAULT_RATE_LIMIT);
   if (rate !== undefined) options.rateLimit = rate;
   const statusRate = rateLimitVariable(
     "BEACON_STATUS_RATE_LIMIT",
     get("BEACON_STATUS_RATE_LIMIT"),
-    "120/1m",
+    DEFAULT_STATUS_RATE_LIMIT,
   );
   if (statusRate !== undefined) options.statusRateLimit = statusRate;
   const rateStore = get("BEACON_RATE_LIMIT_STORE");

@@ -22,13 +22,7 @@ import type { ServerConfig } from "../../start/config.ts";
 import { refuseConnect, toNodeListener } from "./node.ts";
 import { acceptErrorLogger, type Listening, runServer } from "../../start/serve.ts";
 import { nodeProcess } from "../../start/node_process.ts";
-
-/** The connection bounds this entry sets (see the module documentation). */
-export const NODE_TIMEOUTS = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
-} as const;
+import { NODE_TIMEOUTS } from "../../defaults.ts";
 
 function listen(config: ServerConfig, beacon: Beacon): Promise<Listening> {
   const server: Server = createServer(
