@@ -2,6 +2,7 @@ import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { MESSAGE_SCHEMA_URL, renderMessageSchema } from "../../src/cli/generate_schema.ts";
 import { checkMessage, messageJsonSchema } from "../../src/message/schema.ts";
 import { exampleMessages } from "../../src/message/examples.ts";
+import { assertSamplesExist } from "../support/samples.ts";
 
 type JsonSchema = {
   type?: string;
@@ -70,17 +71,6 @@ function keywordsOf(schema: Record<string, unknown>): string[] {
   const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   for (const child of Object.values(properties)) found.push(...keywordsOf(child));
   return found;
-}
-
-/** Fails with the likely cause: a bare `data/` line in .gitignore also ignores tests/data/. */
-async function assertSamplesExist(directory: URL): Promise<void> {
-  try {
-    await Deno.stat(directory);
-  } catch {
-    throw new Error(
-      `${directory.pathname} is missing: if .gitignore has "data/", it also ignores tests/data/`,
-    );
-  }
 }
 
 async function samples(): Promise<[string, unknown][]> {
