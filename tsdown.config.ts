@@ -6,10 +6,10 @@
 export default {
   entry: {
     mod: "mod.ts",
-    node: "src/runtime/node.ts",
-    bun: "src/runtime/bun.ts",
-    workers: "src/runtime/workers.ts",
-    server: "src/runtime/node_server.ts",
+    node: "src/adapter/node/node.ts",
+    bun: "src/adapter/bun/bun.ts",
+    workers: "src/adapter/workers/workers.ts",
+    server: "src/adapter/node/server.ts",
     // Loaded by URL at run time by src/store/writer_thread.ts, so it is an entry of its own.
     writer_worker: "src/store/writer_worker.ts",
   },

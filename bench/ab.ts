@@ -42,7 +42,11 @@ const entries: Entry[] = [];
 for (const [label, root] of [["A", a], ["B", b]] as const) {
   await Deno.mkdir(`${dir}/${label}`);
   const { makeTargets } = await import(`${root}/bench/lib/targets.ts`);
-  const targets: Target[] = makeTargets({ size: 600, npmCache, entry: "src/runtime/deno.ts" });
+  const targets: Target[] = makeTargets({
+    size: 600,
+    npmCache,
+    entry: "src/adapter/deno/server.ts",
+  });
   for (
     const id of label === "A" ? ["echo", "send-message", "native-submit"] : [
       "send-message",

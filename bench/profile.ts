@@ -16,7 +16,7 @@
  *
  * Usage: `deno run -A bench/profile.ts [--duration=10] [--warmup=2] [--connections=50]
  *   [--threads=2] [--size=600] [--top=25] [--interval=1000] [--dir=<folder>]
- *   [--beacon=src/runtime/deno.ts]`
+ *   [--beacon=src/adapter/deno/server.ts]`
  *
  * @module
  */

@@ -13,7 +13,7 @@
  * Usage: `deno run -A bench/run.ts [--rounds=3] [--duration=10] [--warmup=3]
  *   [--connections=50] [--threads=2] [--only=echo,sdk] [--skip=...] [--loadgen=wrk|autocannon]
  *   [--pause=1] [--size=600] [--out=bench/results/latest.json] [--table=submissions] [--keep]
- *   [--strict] [--beacon=src/runtime/deno.ts] [--settle=20] [--timeout=10]`
+ *   [--strict] [--beacon=src/adapter/deno/server.ts] [--settle=20] [--timeout=10]`
  *
  * `--report=bench/results/latest.json` prints an earlier result again and loads nothing.
  *

@@ -12,7 +12,7 @@
  *
  * Usage: `deno run -A bench/upload_memory.ts [--target=beacon|echo] [--concurrency=200]
  *   [--size=1048576] [--seconds=10] [--chunk=16384] [--modes=length,chunked] [--limit-mib=150]
- *   [--beacon=src/runtime/deno.ts] [--out=bench/results/upload_memory.json] [--strict]`
+ *   [--beacon=src/adapter/deno/server.ts] [--out=bench/results/upload_memory.json] [--strict]`
  *
  * `--target=echo` runs the same load against bench/echo.ts, which buffers and parses whole
  * bodies: a control that shows what the measurement looks like when memory does grow.

@@ -39,7 +39,7 @@ export type BuildTarget = "package" | "workers";
 export const BUILD_TARGETS: readonly BuildTarget[] = ["package", "workers"];
 
 const WORKERS_ARGS = [
-  "src/runtime/workers.ts",
+  "src/adapter/workers/workers.ts",
   "--bundle",
   "--format=esm",
   "--log-level=warning",

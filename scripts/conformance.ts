@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { SERVE_CONFIG } from "../src/runtime/permissions.ts";
+import { SERVE_CONFIG } from "../src/cli/permissions.ts";
 import { ROOT } from "./tools.ts";
 
 /** The suite's Python dependencies (its pyproject.toml, less the HTML report and Gherkin tools). */
@@ -145,7 +145,7 @@ async function startBeacon(folder: string, port: number) {
       "--allow-env",
       "--allow-read",
       "--allow-run",
-      `${ROOT}/src/runtime/launch.ts`,
+      `${ROOT}/src/cli/launch.ts`,
     ],
     cwd: folder,
     env: {

@@ -5,7 +5,7 @@
  *
  * | runtime | what runs | installs |
  * |---|---|---|
- * | Bun | `bun src/runtime/bun_server.ts` (the TypeScript sources) | root `package.json`, `tools/bun/` |
+ * | Bun | `bun src/adapter/bun/server.ts` (the TypeScript sources) | root `package.json`, `tools/bun/` |
  * | Node | `node dist/server.mjs` after `npm run build` | root `package.json` |
  * | workerd | `tools/workers/dist/worker.js` in Miniflare | `tools/workers/` |
  *
@@ -34,7 +34,7 @@
  * @module
  */
 import { isEmbedded } from "../src/store/client.ts";
-import { workersDatabaseRefusal } from "../src/runtime/workers_refusal.mjs";
+import { workersDatabaseRefusal } from "../src/adapter/workers/refusal.mjs";
 import { build } from "./build.ts";
 import { bunExecutable, ensurePackages, nodeExecutable, ROOT } from "./tools.ts";
 
@@ -51,7 +51,7 @@ export async function runtimeCommand(
   switch (runtime) {
     case "bun":
       await ensurePackages();
-      return { command: await bunExecutable(), args: [`${ROOT}/src/runtime/bun_server.ts`] };
+      return { command: await bunExecutable(), args: [`${ROOT}/src/adapter/bun/server.ts`] };
     case "node":
       return { command: await nodeExecutable(), args: [await build("package")] };
     case "workers":

@@ -2,7 +2,7 @@
 // Node. Started by `deno task start:workers` (scripts/runtimes.ts, which installs tools/workers/
 // and builds the bundle first and passes its path), or by `npm run start:workers` without Deno:
 // given no bundle path, this script installs tools/workers/ (`npm ci --ignore-scripts`, once per
-// lock file) and bundles src/runtime/workers.ts with esbuild itself, with the same settings as
+// lock file) and bundles src/adapter/workers/workers.ts with esbuild itself, with the same settings as
 // scripts/build.ts. Same PORT, BEACON_HOSTNAME and BEACON_* variables as the other
 // entries (BEACON_HOSTNAME is not a binding: it is where Miniflare listens): the BEACON_*
 // ones become the worker's `env` bindings, as `wrangler.toml` vars and secrets would. Prints the
@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
-import { workersDatabaseRefusal } from "../src/runtime/workers_refusal.mjs";
+import { workersDatabaseRefusal } from "../src/adapter/workers/refusal.mjs";
 
 const tools = new URL("../tools/workers/", import.meta.url);
 const toolsPath = fileURLToPath(tools);
@@ -43,7 +43,7 @@ async function bundle(require) {
   const esbuild = require("esbuild");
   const outfile = `${toolsPath}dist/worker.js`;
   await esbuild.build({
-    entryPoints: [`${root}src/runtime/workers.ts`],
+    entryPoints: [`${root}src/adapter/workers/workers.ts`],
     bundle: true,
     format: "esm",
     logLevel: "warning",

@@ -12,7 +12,7 @@
  *   split at the origin; a request only joins the pieces with its origin (JSON-escaped) and
  *   derives the ETag from the template's and the origin's hash. There is no per-`Host` cache to
  *   fill and no per-`Host` signing, so a rotating `Host` costs what a fixed one does. The server
- *   warns at start (src/runtime/config.ts).
+ *   warns at start (src/start/config.ts).
  *
  * The origin-independent documents are prepared once in both cases.
  *

@@ -89,8 +89,7 @@ export class BeaconError extends Error {
   constructor(
     code: ErrorCode,
     message?: string,
-    headers?: Record<string, string>,
-    details?: ErrorDetails,
+    { headers, details }: Omit<ErrorResponseOptions, "message"> = {},
   ) {
     const limit = stackless();
     super(message ?? ERRORS[code].message);
@@ -153,13 +152,19 @@ export class OutcomeUnknownError extends Error {
   }
 }
 
+/** What a native error response may carry besides its code. */
+export interface ErrorResponseOptions {
+  /** A fixed text of ours; default: the code's message. Never submitted content. */
+  readonly message?: string;
+  /** Extra members of the error object (numbers and names of ours, never submitted content). */
+  readonly details?: ErrorDetails;
+  /** Extra response headers (`Retry-After`, `Allow`). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
 /** A native error body `{"error":{"code","message", …details}}` with the code's HTTP status. */
-export function errorResponse(
-  code: ErrorCode,
-  message: string = ERRORS[code].message,
-  headers?: Readonly<Record<string, string>>,
-  details?: ErrorDetails,
-): Response {
+export function errorResponse(code: ErrorCode, options: ErrorResponseOptions = {}): Response {
+  const { message = ERRORS[code].message, details, headers } = options;
   return jsonResponse(ERRORS[code].status, { error: { code, message, ...details } }, headers);
 }
 
@@ -174,13 +179,14 @@ export function codeForError(error: unknown): ErrorCode {
 /** Maps any thrown value to a native error response, never exposing an unknown message. */
 export function responseForError(error: unknown): Response {
   if (error instanceof BeaconError) {
-    return errorResponse(error.code, error.message, error.headers, error.details);
+    const { message, headers, details } = error;
+    return errorResponse(error.code, { message, headers, details });
   }
   if (error instanceof OutcomeUnknownError) {
     const details: ErrorDetails = error.status === undefined
       ? { id: error.receiptId }
       : { id: error.receiptId, status: error.status };
-    return errorResponse("outcome_unknown", undefined, undefined, details);
+    return errorResponse("outcome_unknown", { details });
   }
   return errorResponse(codeForError(error));
 }

@@ -18,7 +18,6 @@
  *
  * @module
  */
-import { errorResponse } from "./errors.ts";
 import type { Intake } from "./intake/accept.ts";
 import type { RateLimiter } from "./limits/rate.ts";
 import { bodyLimit, releaseBody } from "./middleware/body_limit.ts";
@@ -51,7 +50,7 @@ import { SERVED_DOC_FILES, type ServedDoc } from "./native/docs.ts";
 import { HOME_CONTENT_TYPE, homePage } from "./native/home.ts";
 
 /** Everything the handler is built from (resolved configuration plus opened resources). */
-export interface HandlerParts {
+export interface HandlerDependencies {
   readonly intake: Intake;
   readonly limiter: RateLimiter | undefined;
   /** The per-source budget for reading receipts (`BEACON_STATUS_RATE_LIMIT`). */
@@ -88,7 +87,7 @@ function chain(middleware: readonly Middleware[], handler: RouteHandler): RouteH
 
 /** Builds the composed handler: `(request, remoteAddress, scheme) => Response`. */
 export function buildHandler(
-  parts: HandlerParts,
+  parts: HandlerDependencies,
 ): (
   request: Request,
   remoteAddress: string | undefined,
@@ -172,7 +171,7 @@ export function buildHandler(
     if (typeof url === "string") {
       releaseBody(request);
       return Promise.resolve(
-        parts.door.leave(request, startedAt, { code: url }, errorResponse(url)),
+        parts.door.refuse(request, startedAt, url),
       );
     }
     const context: Context = {

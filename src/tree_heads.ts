@@ -42,10 +42,7 @@ import {
 import type { SigningKey } from "./signing/key.ts";
 import { leafHash, MerkleAccumulator, submissionLeafData } from "./signing/merkle.ts";
 import type { SubmissionStore } from "./store/store.ts";
-import { unref } from "./store/file_guard.ts";
-
-/** Default of `BEACON_CHECKPOINT_INTERVAL`: a head at most five minutes behind the log. */
-export const DEFAULT_CHECKPOINT_INTERVAL_MS = 5 * 60 * 1000;
+import { unref } from "./timers.ts";
 
 /**
  * Rows read and hashed per step while the tree is built. Hashing is synchronous (tens of

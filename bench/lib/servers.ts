@@ -8,7 +8,7 @@ import {
   npmCacheFolder,
   SERVER_V8_FLAGS,
   serverPermissionFlags,
-} from "../../src/runtime/permissions.ts";
+} from "../../src/cli/permissions.ts";
 import { LOOPBACK, run, type ServerSpec } from "./process.ts";
 
 /** Absolute path of the repository root (bench/lib/ is two levels down). */
@@ -18,7 +18,7 @@ export const ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathna
 );
 
 /** The Beacon's Deno entry file, relative to the root (the contract's start command). */
-export const BEACON_ENTRY = "src/runtime/deno.ts";
+export const BEACON_ENTRY = "src/adapter/deno/server.ts";
 /** The Beacon answers 200 here once it is ready (database open, migrations applied). */
 export const BEACON_READY_PATH = "/.well-known/autonomous-agent";
 
@@ -92,7 +92,7 @@ export function beaconNpmCache(): Promise<string> {
 }
 
 /**
- * The Beacon on Deno, started as `deno task start` starts it (src/runtime/launch.ts): the same
+ * The Beacon on Deno, started as `deno task start` starts it (src/cli/launch.ts): the same
  * narrow permissions and V8 settings, computed by the same function, but spawned directly so the
  * pid the harness watches is the process that serves (the launcher would be its parent).
  */

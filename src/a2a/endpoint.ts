@@ -22,6 +22,7 @@ import { parseStrictJson } from "../json/strict_json.ts";
 import type { Intake } from "../intake/accept.ts";
 import type { RateLimiter } from "../limits/rate.ts";
 import { spendBudget } from "../middleware/rate_limit.ts";
+import { recordFailure } from "../middleware/error_boundary.ts";
 import type { RouteHandler } from "../middleware/router.ts";
 import { parseMediaType } from "../native/media_type.ts";
 import { A2AFailure, failureKindOf, FAILURES, toJsonRpcError } from "./errors.ts";
@@ -51,9 +52,21 @@ export interface A2AHandlerDependencies {
  * ```ts
  * import assert from "node:assert/strict";
  * import { a2aHandler } from "./endpoint.ts";
+ * import { realIntake } from "../../tests/support/intake.ts";
+ * import { contextFor } from "../../tests/support/context.ts";
  *
- * assert.equal(typeof a2aHandler, "function");
- * // const handler = a2aHandler({ intake, origin: (_request, url) => url.origin });
+ * const handler = a2aHandler({ intake: await realIntake(), origin: (_request, url) => url.origin });
+ * const context = contextFor("/a2a/v1", {
+ *   method: "POST",
+ *   headers: { "content-type": "application/json", "a2a-version": "1.0" },
+ *   body: { jsonrpc: "2.0", id: 7, method: "ListTasks", params: {} },
+ * });
+ * const response = await handler(context);
+ * assert.equal(response.status, 200);
+ * const { id, result } = await response.json();
+ * assert.equal(id, 7);
+ * assert.deepEqual(result.tasks, []); // a list would hand out other submitters' ids
+ * assert.equal(context.log.outcome, "served");
  * ```
  */
 export function a2aHandler(deps: A2AHandlerDependencies): RouteHandler {
@@ -98,17 +111,8 @@ export function a2aHandler(deps: A2AHandlerDependencies): RouteHandler {
       return rpcResponse(resultBody(id, outcome.result));
     } catch (error) {
       const kind = failureKindOf(error);
-      if (kind === "internal" || kind === "unavailable" || kind === "outcomeUnknown") {
-        context.log.outcome = "failed";
-        try {
-          deps.onError?.(error);
-        } catch {
-          // A failing log hook must not turn a mapped error into an unmapped one.
-        }
-      } else {
-        context.log.outcome = "refused";
-      }
-      context.log.code = FAILURES[kind].code;
+      const expected = kind !== "internal" && kind !== "unavailable" && kind !== "outcomeUnknown";
+      recordFailure(context, error, FAILURES[kind].code, expected, deps.onError);
       return rpcResponse(errorBody(id, toJsonRpcError(error)));
     }
   };

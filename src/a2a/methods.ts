@@ -34,17 +34,9 @@ import {
   requiredId,
   TASK_STATES,
 } from "./params.ts";
-import { sendMessage } from "./send_message.ts";
+import { type MethodDependencies, sendMessage } from "./send_message.ts";
 
-/** What a method sees of the request beyond its params. */
-export interface MethodContext {
-  /** The intake (and its store) shared with the native protocol. */
-  readonly intake: Intake;
-  /** The public origin for URLs in results. */
-  readonly origin: string;
-  /** The sender's rate-limit source key. */
-  readonly source: string;
-}
+export type { MethodDependencies } from "./send_message.ts";
 
 /** A method's answer: the JSON-RPC `result`, with facts for the request log. */
 export interface MethodOutcome {
@@ -59,7 +51,7 @@ export interface MethodOutcome {
 /** One method: params (undefined when the request had none) to an outcome, or a throw. */
 export type Method = (
   params: JsonObject | undefined,
-  context: MethodContext,
+  context: MethodDependencies,
 ) => Promise<MethodOutcome>;
 
 /** ListTasks `pageSize` when the client gives none (proto `ListTasksRequest`). */
@@ -214,8 +206,13 @@ export const LEGACY_METHODS: ReadonlyMap<string, string> = new Map([
  * ```ts
  * import assert from "node:assert/strict";
  * import { methodFor } from "./methods.ts";
+ * import { realIntake } from "../../tests/support/intake.ts";
  *
- * assert.equal(typeof methodFor("GetTask"), "function");
+ * const dependencies = { intake: await realIntake(), origin: "http://127.0.0.1", source: "127.0.0.1" };
+ * await assert.rejects(methodFor("GetTask")({ id: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA" }, dependencies), {
+ *   kind: "taskNotFound",
+ * });
+ * assert.throws(() => methodFor("tasks/get"), { kind: "methodNotFound" }); // an A2A 0.3 name
  * ```
  */
 export function methodFor(name: string): Method {

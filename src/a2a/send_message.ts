@@ -350,9 +350,14 @@ export function mapContent(checked: CheckedSendMessage): MappedContent {
  * ```ts
  * import assert from "node:assert/strict";
  * import { refuseContinuation } from "./send_message.ts";
+ * import { realIntake } from "../../tests/support/intake.ts";
  *
- * assert.equal(typeof refuseContinuation, "function");
- * // await refuseContinuation({ taskId: undefined, contextId: undefined }, intake); // resolves
+ * const intake = await realIntake();
+ * await refuseContinuation({ taskId: undefined, contextId: undefined }, intake); // a new task
+ * await assert.rejects(
+ *   refuseContinuation({ taskId: "not-a-receipt-id", contextId: undefined }, intake),
+ *   { kind: "taskNotFound" },
+ * );
  * ```
  */
 export async function refuseContinuation(
@@ -397,8 +402,11 @@ export function idempotencyKeyOf(message: JsonObject): string {
   return `${hex(sha256(encoder.encode(canonicalJson(message))))} ${String(message.messageId)}`;
 }
 
-/** What {@linkcode sendMessage} needs for one request. */
-export interface SendMessageContext {
+/**
+ * What an A2A method (src/a2a/methods.ts), {@linkcode sendMessage} among them, needs beyond its
+ * params. The Beacon names what a component needs `<Component>Dependencies`.
+ */
+export interface MethodDependencies {
   /** The intake shared with the native protocol. */
   readonly intake: Intake;
   /** The public origin, for the receipt's status URL. */
@@ -425,15 +433,24 @@ export interface SendMessageOutcome {
  * ```ts
  * import assert from "node:assert/strict";
  * import { sendMessage } from "./send_message.ts";
+ * import { realIntake } from "../../tests/support/intake.ts";
  *
- * assert.equal(typeof sendMessage, "function");
- * // const { result } = await sendMessage(params, { intake, origin, source });
- * // result.task.status: { state: "TASK_STATE_SUBMITTED", timestamp: "…Z" }
+ * const message = { messageId: "m-1", role: "ROLE_USER", parts: [{ text: "Hello, reviewer." }] };
+ * const dependencies = { intake: await realIntake(), origin: "http://127.0.0.1", source: "127.0.0.1" };
+ * const first = await sendMessage({ message }, dependencies);
+ * assert.deepEqual(first.result.task.status, {
+ *   state: "TASK_STATE_SUBMITTED",
+ *   timestamp: first.receipt.receivedAt,
+ * });
+ * assert.equal(first.replayed, false);
+ * const retry = await sendMessage({ message }, dependencies);
+ * assert.equal(retry.replayed, true);
+ * assert.equal(retry.receipt.id, first.receipt.id);
  * ```
  */
 export async function sendMessage(
   params: JsonObject | undefined,
-  context: SendMessageContext,
+  context: MethodDependencies,
 ): Promise<SendMessageOutcome> {
   const checked = checkSendMessage(params);
   const mapped = mapContent(checked);

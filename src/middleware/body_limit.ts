@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { errorResponse } from "../errors.ts";
+import { refuse } from "./door.ts";
+import { CoarseTimer } from "../timers.ts";
 import type { Context, Middleware } from "./compose.ts";
 
 /**
@@ -19,43 +20,36 @@ import type { Context, Middleware } from "./compose.ts";
 export type BodyRefusal = "too_large" | "request_timeout" | "unavailable";
 
 /**
- * Body-read deadlines, served by one shared coarse timer instead of one timer per request (a
- * per-request `setTimeout` was a measurable share of a small request's cost). The timer runs only
- * while some read is pending, so an idle process holds no timer; a deadline fires within one tick
- * (at most `TICK_MS`) after it is due. Each entry is the function that settles its read as timed
- * out, so a deadline costs no promise of its own and nothing waits on one that never settles.
+ * Body-read deadlines, served by the shared coarse timer (src/timers.ts) instead of one timer
+ * per request; a deadline fires within one tick (at most `TICK_MS`) after it is due. Each entry is
+ * the function that settles its read as timed out, so a deadline costs no promise of its own and
+ * nothing waits on one that never settles.
  */
 const TICK_MS = 50;
+const timer = new CoarseTimer(TICK_MS);
 const deadlines = new Map<(timedOut: "request_timeout") => void, number>();
-let ticker: ReturnType<typeof setInterval> | undefined;
 
-function tick(): void {
-  const now = Date.now();
+function tick(now: number): boolean {
   for (const [expire, due] of deadlines) {
     if (due <= now) {
       deadlines.delete(expire);
       expire("request_timeout");
     }
   }
-  if (deadlines.size === 0) stopTicker();
-}
-
-function stopTicker(): void {
-  if (ticker === undefined) return;
-  clearInterval(ticker);
-  ticker = undefined;
+  return deadlines.size > 0;
 }
 
 /** Calls `expire` with `request_timeout` once `ms` have passed, unless it is forgotten first. */
 function expireAfter(expire: (timedOut: "request_timeout") => void, ms: number): void {
-  deadlines.set(expire, Date.now() + ms);
-  ticker ??= setInterval(tick, TICK_MS);
+  const now = Date.now();
+  deadlines.set(expire, now + ms);
+  timer.watch(tick, now);
 }
 
 /** Drops a deadline whose read has ended. */
 function forget(expire: (timedOut: "request_timeout") => void): void {
   deadlines.delete(expire);
-  if (deadlines.size === 0) stopTicker();
+  if (deadlines.size === 0) timer.unwatch(tick);
 }
 
 /**
@@ -186,13 +180,14 @@ export function bodyLimit(maxBytes: number, timeoutMs: number): Middleware {
     const body = await readBodyWithin(context.request, maxBytes, timeoutMs);
     if (typeof body === "string") {
       // A body the client broke off is its doing, not a fault of ours, although it is a 503.
-      if (body === "unavailable") context.log.outcome = "refused";
-      context.log.code = body;
       // The rest of the body is never read, so the connection cannot carry another request; the
       // HTTP servers we run on answer `Connection: close` themselves (RFC 9112 §9.6).
       // A 413 says the limit, so the sender knows what to change (docs/protocol-0.1.md §Errors).
       const details = body === "too_large" ? { maxBodyBytes: maxBytes } : undefined;
-      return errorResponse(body, undefined, undefined, details);
+      return refuse(context, body, {
+        details,
+        outcome: body === "unavailable" ? "refused" : undefined,
+      });
     }
     context.body = body;
     return next();

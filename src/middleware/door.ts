@@ -4,15 +4,59 @@
  * an entry's deadline): it gets the hardening headers (`response_headers.ts`) and produces exactly
  * one request log line (`request_log.ts`).
  *
+ * Refusals take one way too: {@linkcode refuse} inside the pipeline, {@linkcode Door.refuse} for an
+ * entry or adapter that answers before (or instead of) the pipeline. Both record the code in the
+ * request log and build the native error response; the door hardens it. Nothing else in the
+ * Beacon sets the hardening headers.
+ *
  * "Exactly one" holds when an entry answers a request itself while the pipeline is still working
  * on it (the Workers deadline): the first answer through the door is logged and the late one is
  * not, so the log describes what the client received.
  *
  * @module
  */
-import type { Context, Middleware, RequestLog } from "./compose.ts";
+import type { Context, Middleware, Outcome, RequestLog } from "./compose.ts";
 import { type Departure, logEntry, type RequestLogEntry } from "./request_log.ts";
 import { harden } from "./response_headers.ts";
+import { type ErrorCode, errorResponse, type ErrorResponseOptions } from "../errors.ts";
+
+/** What a refusal carries besides its code. */
+export interface RefusalOptions extends ErrorResponseOptions {
+  /** The log's outcome where the status cannot tell (a 503 that is the client's doing). */
+  readonly outcome?: Outcome;
+}
+
+/** A request as the door knows it: a Fetch `Request`, or only the method of one Fetch refused. */
+export interface Arrival {
+  readonly method: string;
+}
+
+/**
+ * Refuses a request inside the pipeline: records the code (and outcome) in the request log and
+ * builds the native error response, which leaves through the door like every other answer.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { refuse } from "./door.ts";
+ * import type { RequestLog } from "./compose.ts";
+ *
+ * const context: { log: RequestLog } = { log: {} };
+ * const response = refuse(context, "too_large", { details: { maxBodyBytes: 10 } });
+ * assert.equal(response.status, 413);
+ * assert.equal(context.log.code, "too_large");
+ * assert.equal((await response.json()).error.maxBodyBytes, 10);
+ * ```
+ */
+export function refuse(
+  context: { readonly log: RequestLog },
+  code: ErrorCode,
+  options: RefusalOptions = {},
+): Response {
+  context.log.code = code;
+  if (options.outcome !== undefined) context.log.outcome = options.outcome;
+  return errorResponse(code, options);
+}
 
 /** The door of one Beacon: its log hook and clock. */
 export interface Door {
@@ -20,12 +64,17 @@ export interface Door {
   readonly middleware: Middleware;
   /** Sends `response` for a request that the pipeline did not (or not yet) answer. */
   leave(
-    request: Request,
+    request: Arrival,
     startedAt: number,
     log: RequestLog,
     response: Response,
     bytes?: number,
   ): Response;
+  /**
+   * Refuses a request the pipeline did not (or not yet) answer, with the native error for `code`:
+   * a bad request line, a database not yet open, a deadline.
+   */
+  refuse(request: Arrival, startedAt: number, code: ErrorCode, options?: RefusalOptions): Response;
 }
 
 /**
@@ -35,12 +84,11 @@ export interface Door {
  * ```ts
  * import assert from "node:assert/strict";
  * import { createDoor } from "./door.ts";
- * import { errorResponse } from "../errors.ts";
  *
  * const lines: { status?: number; outcome?: string; code?: unknown }[] = [];
  * const door = createDoor((entry) => lines.push(entry), () => 5);
  * const request = new Request("http://127.0.0.1/");
- * const response = door.leave(request, 0, { code: "unavailable" }, errorResponse("unavailable"));
+ * const response = door.refuse(request, 0, "unavailable");
  * assert.equal(response.headers.get("x-content-type-options"), "nosniff");
  * assert.equal(lines.length, 1);
  * const { status, outcome, code } = lines[0];
@@ -52,7 +100,7 @@ export function createDoor(
   now: () => number,
 ): Door {
   // Requests already answered, so a late second answer for one of them is not logged again.
-  const answered = new WeakSet<Request>();
+  const answered = new WeakSet<Arrival>();
   const pass = (departure: Departure, response: Response): Response => {
     if (log === undefined || answered.has(departure.request)) return response;
     answered.add(departure.request);
@@ -74,9 +122,15 @@ export function createDoor(
       bytes: context.body?.byteLength ?? 0,
     }, response);
   };
+  const leave: Door["leave"] = (request, startedAt, requestLog, response, bytes = 0) =>
+    pass({ request, startedAt, log: requestLog, bytes }, harden(response));
   return {
     middleware: (context, next) => next().then((response) => leaveContext(context, response)),
-    leave: (request, startedAt, requestLog, response, bytes = 0) =>
-      pass({ request, startedAt, log: requestLog, bytes }, harden(response)),
+    leave,
+    refuse: (request, startedAt, code, options = {}) => {
+      const log: RequestLog = { code };
+      if (options.outcome !== undefined) log.outcome = options.outcome;
+      return leave(request, startedAt, log, errorResponse(code, options));
+    },
   };
 }

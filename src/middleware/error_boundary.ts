@@ -7,7 +7,43 @@
  * @module
  */
 import { BeaconError, codeForError, responseForError } from "../errors.ts";
-import type { Middleware } from "./compose.ts";
+import type { Middleware, RequestLog } from "./compose.ts";
+
+/**
+ * Records a caught error in the request log and hands an unexpected one to `onError` (the
+ * operator's log), never to the client. The one place a caught error is classified: this
+ * boundary and the A2A endpoint, which answers in JSON-RPC inside its own `catch` because only it
+ * knows the request id, both use it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { recordFailure } from "./error_boundary.ts";
+ *
+ * const reported: unknown[] = [];
+ * const context = { log: {} };
+ * recordFailure(context, new Error("disk"), "internal", false, (error) => reported.push(error));
+ * assert.deepEqual(context.log, { code: "internal", outcome: "failed" });
+ * assert.equal(reported.length, 1);
+ * ```
+ */
+export function recordFailure(
+  context: { readonly log: RequestLog },
+  error: unknown,
+  code: string | number,
+  expected: boolean,
+  onError: ((error: unknown) => void) | undefined,
+): void {
+  context.log.code = code;
+  // An expected refusal is not a fault worth reporting.
+  context.log.outcome = expected ? "refused" : "failed";
+  if (expected) return;
+  try {
+    onError?.(error);
+  } catch {
+    // A failing log hook must not turn a mapped error into an unmapped one.
+  }
+}
 
 /** Catches everything thrown further down the chain. */
 export function errorBoundary(onError: ((error: unknown) => void) | undefined): Middleware {
@@ -15,17 +51,7 @@ export function errorBoundary(onError: ((error: unknown) => void) | undefined): 
     try {
       return await next();
     } catch (error) {
-      context.log.code = codeForError(error);
-      if (error instanceof BeaconError) {
-        context.log.outcome = "refused"; // an expected refusal, not a fault worth reporting
-      } else {
-        context.log.outcome = "failed";
-        try {
-          onError?.(error);
-        } catch {
-          // A failing log hook must not turn a mapped error into an unmapped one.
-        }
-      }
+      recordFailure(context, error, codeForError(error), error instanceof BeaconError, onError);
       return responseForError(error);
     }
   };

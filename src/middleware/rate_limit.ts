@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { errorResponse } from "../errors.ts";
+import { refuse } from "./door.ts";
 import type { RateLimiter } from "../limits/rate.ts";
 import type { Context, Middleware } from "./compose.ts";
 
@@ -34,11 +34,12 @@ export async function spendBudget(
   if (limiter === undefined) return undefined;
   const decision = await limiter.check(context.source);
   if (decision.allowed) return undefined;
-  context.log.outcome = "refused";
-  context.log.code = "rate_limited";
-  return errorResponse("rate_limited", MESSAGES[budget], {
-    "retry-after": String(decision.retryAfterSeconds),
-  }, { budget });
+  return refuse(context, "rate_limited", {
+    message: MESSAGES[budget],
+    headers: { "retry-after": String(decision.retryAfterSeconds) },
+    details: { budget },
+    outcome: "refused",
+  });
 }
 
 /** The rate-limit middleware for one budget; with no limiter it passes everything on. */

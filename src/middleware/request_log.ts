@@ -55,7 +55,7 @@ export function outcomeOf(status: number, log: RequestLog): Outcome {
 
 /** The facts of one request the log entry is made of. */
 export interface Departure {
-  readonly request: Request;
+  readonly request: { readonly method: string };
   readonly startedAt: number;
   readonly log: RequestLog;
   readonly bytes: number;

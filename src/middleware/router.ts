@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { errorResponse } from "../errors.ts";
+import { refuse } from "./door.ts";
 import type { Context } from "./compose.ts";
 
 /** What runs for one method of one route. */
@@ -101,8 +101,7 @@ export function router(routes: readonly Route[]): RouteHandler {
         },
       });
     }
-    context.log.code = "method_not_allowed";
-    return errorResponse("method_not_allowed", undefined, { allow: route.allow });
+    return refuse(context, "method_not_allowed", { headers: { allow: route.allow } });
   };
   return (context) => {
     const known = exact.get(context.url.pathname);
@@ -112,7 +111,6 @@ export function router(routes: readonly Route[]): RouteHandler {
       const params = match(route, segments);
       if (params !== undefined) return answer(route, params, context);
     }
-    context.log.code = "not_found";
-    return Promise.resolve(errorResponse("not_found"));
+    return Promise.resolve(refuse(context, "not_found"));
   };
 }

@@ -46,8 +46,8 @@ export async function nativeSubmission(
   if (mediaType?.essence === "application/json" && charsetOk) {
     const parsed = parseStrictJson(body);
     if (!parsed.ok) {
-      throw new BeaconError("invalid_json", describeJsonRefusal(parsed.refusal), undefined, {
-        offset: parsed.offset,
+      throw new BeaconError("invalid_json", describeJsonRefusal(parsed.refusal), {
+        details: { offset: parsed.offset },
       });
     }
     const checked = checkMessage(parsed.value);
@@ -55,8 +55,8 @@ export async function nativeSubmission(
       // The message names the first problem; `fields` lists every one (bounded, schema paths
       // and fixed texts only: src/message/schema.ts).
       const where = checked.field === "" ? "The message" : `Field ${checked.field}`;
-      throw new BeaconError("invalid_message", `${where} ${checked.problem}`, undefined, {
-        fields: checked.violations,
+      throw new BeaconError("invalid_message", `${where} ${checked.problem}`, {
+        details: { fields: checked.violations },
       });
     }
     const identity: IdentityCheck | undefined = await checkIdentity(checked.message);

@@ -1,12 +1,12 @@
 /**
  * `deno task review`: computes the review tool's narrow permissions from its command line and
  * the environment (permissions.ts) and runs `main.ts` with them, forwarding SIGINT/SIGTERM and
- * its exit code. Like the server's launcher (runtime/launch.ts), this is the only process with
+ * its exit code. Like the server's launcher (cli/launch.ts), this is the only process with
  * broad permissions, and it reads no database and no submission.
  *
  * @module
  */
-import { npmCacheFolder, SERVE_CONFIG } from "../runtime/permissions.ts";
+import { npmCacheFolder, SERVE_CONFIG } from "../cli/permissions.ts";
 import { reviewPermissionFlags } from "./permissions.ts";
 
 const flags = reviewPermissionFlags({

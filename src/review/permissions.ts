@@ -1,6 +1,6 @@
 /**
  * The narrowest Deno permissions the review tool runs with, computed like the server's
- * (runtime/permissions.ts, whose helpers it reuses) from the command line and the environment.
+ * (cli/permissions.ts, whose helpers it reuses) from the command line and the environment.
  * launch.ts starts `main.ts` with them; docs/review.md lists them:
  *
  * - `--allow-read=<database folder>,<npm cache>,<src/review>`: the embedded database, the npm
@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { databaseFolder, DEPENDENCY_VARIABLES, SYS_FACTS } from "../runtime/permissions.ts";
+import { databaseFolder, DEPENDENCY_VARIABLES, SYS_FACTS } from "../cli/permissions.ts";
 import { DEFAULT_DATABASE_URL } from "../defaults.ts";
 
 /** Every environment variable the review tool reads. */

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { CoarseTimer } from "../timers.ts";
 
 /** Whether the driver reported that another connection holds the lock (SQLite result codes). */
 export function isBusy(error: unknown): boolean {
@@ -59,37 +60,17 @@ interface Pending {
 }
 
 const pending = new Set<Pending>();
-/** Periodic checks of owners that keep many deadlines of their own (the group committer). */
-const watchers = new Set<(now: number) => boolean>();
-let sweeper: ReturnType<typeof setInterval> | undefined;
-let lastSweep = 0;
+/** The shared coarse timer (src/timers.ts), which restarts itself where Workers stopped it. */
+const sweeper = new CoarseTimer(SWEEP_MS);
 
-/**
- * Starts the timer, or starts it again when it has not run for five periods: Cloudflare Workers
- * stops the timers of a request that has answered, and the timer may have been started by one.
- * Called by every caller that sets a deadline, so a live request's call restarts it.
- */
-function keepSweeping(now: number): void {
-  if (sweeper !== undefined && now - lastSweep < SWEEP_MS * 5) return;
-  clearInterval(sweeper);
-  sweeper = setInterval(sweep, SWEEP_MS);
-  lastSweep = now;
-}
-
-function sweep(): void {
-  const now = Date.now();
-  lastSweep = now;
+function sweep(now: number): boolean {
   for (const entry of pending) {
     if (entry.expiresAt > now) continue;
     pending.delete(entry);
     entry.onExpire?.();
     entry.reject(new DeadlineError(entry.ms));
   }
-  for (const watcher of watchers) if (!watcher(now)) watchers.delete(watcher);
-  if (pending.size === 0 && watchers.size === 0) {
-    clearInterval(sweeper);
-    sweeper = undefined;
-  }
+  return pending.size > 0;
 }
 
 /**
@@ -97,8 +78,7 @@ function sweep(): void {
  * of many deadlines (one per queued write) registers once, instead of one entry per deadline.
  */
 export function watchDeadlines(check: (now: number) => boolean, now = Date.now()): void {
-  watchers.add(check);
-  keepSweeping(now);
+  sweeper.watch(check, now);
 }
 
 /**
@@ -112,7 +92,7 @@ export function withDeadline<T>(work: Promise<T>, ms: number, onExpire?: () => v
     const now = Date.now();
     const entry: Pending = { expiresAt: now + ms, ms, reject, onExpire };
     pending.add(entry);
-    keepSweeping(now);
+    sweeper.watch(sweep, now);
     work.then((value) => {
       pending.delete(entry);
       resolve(value);

@@ -31,6 +31,7 @@
  *
  * @module
  */
+import { unref } from "../timers.ts";
 
 /** What the guard noticed. */
 export type FileChange =
@@ -126,16 +127,6 @@ export async function missingIndexProblem(path: string): Promise<string | undefi
   return `Cannot open ${path}: its WAL is there but its -shm index is not, so a running ` +
     `server's index was removed. Stop that server first (or, if none runs, start the server ` +
     `once: it rebuilds the index); opening it now would lose writes`;
-}
-
-/** Keeps a timer from holding the process open (Node and Bun timers, and Deno's numbers). */
-export function unref(timer: ReturnType<typeof setInterval>): void {
-  if (typeof timer === "object" && timer !== null && "unref" in timer) {
-    (timer as { unref(): void }).unref();
-    return;
-  }
-  const deno = (globalThis as { Deno?: { unrefTimer?(id: number): void } }).Deno;
-  deno?.unrefTimer?.(timer as unknown as number);
 }
 
 /**

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { DEFAULT_DATABASE_TIMEOUT_MS } from "../defaults.ts";
 import type { Client } from "@libsql/client";
 import { OutcomeUnknownError, StorageError } from "../errors.ts";
 import { type DatabaseConfig, embeddedFilePath, isEmbedded, openClient } from "./client.ts";
@@ -40,8 +41,7 @@ import { WriterThread } from "./writer_thread.ts";
 
 export type { NewSubmission, SubmissionKind, SubmissionSummary, Surface } from "./rows.ts";
 
-/** Default deadline of one database call, in milliseconds. */
-export const DEFAULT_DATABASE_TIMEOUT_MS = 10_000;
+export { DEFAULT_DATABASE_TIMEOUT_MS } from "../defaults.ts";
 
 /**
  * Whether a failed batch may be retried one row per transaction. Only a row's own fault (a

@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { agentCard, ORIGIN_PLACEHOLDER } from "../../src/a2a/card.ts";
-import { cardText, originOf } from "../../src/a2a/print_card.ts";
+import { cardText, originOf } from "../../src/cli/print_card.ts";
 import { parseSigningKey, signingKeyFromSeed } from "../../src/signing/key.ts";
 import { IDENTITY_STATEMENT } from "../../src/native/discovery.ts";
 import { startA2AServer } from "../support/a2a.ts";
@@ -117,7 +117,7 @@ const TEST_KEY = "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A"; // RFC 8032 §7.
 
 /** Runs `deno task card`'s command line, with the task's permissions and extra variables. */
 function printCard(args: string[], env: Record<string, string> = {}) {
-  const script = new URL("../../src/a2a/print_card.ts", import.meta.url).pathname;
+  const script = new URL("../../src/cli/print_card.ts", import.meta.url).pathname;
   const permissions = [
     "--allow-env=BEACON_SIGNING_KEY,BEACON_DATABASE_URL,BEACON_DATABASE_AUTH_TOKEN,LIBSQL_JS_DEV",
     "--allow-read",

@@ -7,26 +7,18 @@ import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { a2aHandler } from "../../src/a2a/endpoint.ts";
 import type { Context } from "../../src/middleware/compose.ts";
 import { realIntake } from "../support/intake.ts";
+import { contextFor } from "../support/context.ts";
 import { StorageError } from "../../src/errors.ts";
-import { createBeacon, type RequestLogEntry } from "../../mod.ts";
-
-const encoder = new TextEncoder();
+import { createBeacon } from "../../src/beacon.ts";
+import type { RequestLogEntry } from "../../src/middleware/request_log.ts";
 
 function context(body: unknown, headers: Record<string, string> = {}): Context {
-  const url = new URL("http://127.0.0.1/a2a/v1");
-  return {
-    request: new Request(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", "a2a-version": "1.0", ...headers },
-    }),
-    url,
+  return contextFor("/a2a/v1", {
+    method: "POST",
+    headers: { "content-type": "application/json", "a2a-version": "1.0", ...headers },
+    body,
     remoteAddress: "127.0.0.1",
-    startedAt: 0,
-    source: "127.0.0.1",
-    params: {},
-    body: encoder.encode(typeof body === "string" ? body : JSON.stringify(body)),
-    log: {},
-  };
+  });
 }
 
 const SEND = {

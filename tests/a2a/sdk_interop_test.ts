@@ -1,6 +1,6 @@
 /**
  * Interoperability with the official A2A JS client, `@a2a-js/sdk/client` 1.3.0 (A2A 1.0), driving
- * the real server (`src/runtime/deno.ts`) over HTTP: discovery from the card, SendMessage with a
+ * the real server (`src/adapter/deno/server.ts`) over HTTP: discovery from the card, SendMessage with a
  * text part and with a data part, GetTask on the returned id, and each unsupported method
  * surfacing as the SDK's typed error for the right JSON-RPC code.
  *
@@ -67,6 +67,18 @@ function request(parts: Part[]): SendMessageRequest {
 
 /** The transport's methods take the service parameters the Client would add. */
 const V1 = { serviceParameters: { "A2A-Version": "1.0" } };
+
+/** A push-notification config for `taskId`, which the Beacon refuses (it never calls out). */
+function pushConfigFor(taskId: string) {
+  return {
+    tenant: "",
+    id: "",
+    taskId,
+    url: "https://example.com/hook",
+    token: "",
+    authentication: undefined,
+  };
+}
 
 Deno.test("@a2a-js/sdk client 1.3.0 interoperates with the Beacon", async (t) => {
   const server = await startServer();
@@ -266,14 +278,7 @@ Deno.test("@a2a-js/sdk client 1.3.0 interoperates with the Beacon", async (t) =>
       assert(isSdkError(caught, "PushNotificationNotSupportedError"));
       const requests = sent.length;
       try {
-        await client.createTaskPushNotificationConfig({
-          tenant: "",
-          id: "",
-          taskId: textTaskId,
-          url: "https://example.com/hook",
-          token: "",
-          authentication: undefined,
-        });
+        await client.createTaskPushNotificationConfig(pushConfigFor(textTaskId));
       } catch (error) {
         caught = error;
       }
@@ -286,45 +291,21 @@ Deno.test("@a2a-js/sdk client 1.3.0 interoperates with the Beacon", async (t) =>
       async () => {
         const name = "PushNotificationNotSupportedError";
         await rejectsWith(
-          () =>
-            transport.createTaskPushNotificationConfig({
-              tenant: "",
-              id: "",
-              taskId: textTaskId,
-              url: "https://example.com/hook",
-              token: "",
-              authentication: undefined,
-            }, V1),
+          () => transport.createTaskPushNotificationConfig(pushConfigFor(textTaskId), V1),
           name,
           -32003,
         );
-        await rejectsWith(
-          () =>
-            transport.getTaskPushNotificationConfig(
-              { tenant: "", taskId: textTaskId, id: "x" },
-              V1,
-            ),
-          name,
-          -32003,
-        );
-        await rejectsWith(
+        const byId = { tenant: "", taskId: textTaskId, id: "x" };
+        const calls = [
+          () => transport.getTaskPushNotificationConfig(byId, V1),
           () =>
             transport.listTaskPushNotificationConfig(
               { tenant: "", taskId: textTaskId, pageSize: 0, pageToken: "" },
               V1,
             ),
-          name,
-          -32003,
-        );
-        await rejectsWith(
-          () =>
-            transport.deleteTaskPushNotificationConfig(
-              { tenant: "", taskId: textTaskId, id: "x" },
-              V1,
-            ),
-          name,
-          -32003,
-        );
+          () => transport.deleteTaskPushNotificationConfig(byId, V1),
+        ];
+        for (const call of calls) await rejectsWith(call, name, -32003);
       },
     );
 

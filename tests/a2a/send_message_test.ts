@@ -11,9 +11,9 @@ import {
   refuseContinuation,
 } from "../../src/a2a/send_message.ts";
 import { A2AFailure } from "../../src/a2a/errors.ts";
-import { SourceHasher } from "../../src/intake/source_hash.ts";
-import { Intake } from "../../src/intake/accept.ts";
-import { SubmissionStore } from "../../src/store/store.ts";
+import type { Intake } from "../../src/intake/accept.ts";
+import type { SubmissionStore } from "../../src/store/store.ts";
+import { realIntakeAndStore } from "../support/intake.ts";
 import type { JsonObject } from "../../src/json/value.ts";
 import { exampleMessages } from "../../src/message/examples.ts";
 
@@ -36,14 +36,7 @@ function failureOf(run: () => unknown): A2AFailure {
 
 /** A real intake on an in-memory database holding one submission; returns its receipt id. */
 async function intakeWithOne(): Promise<{ intake: Intake; known: string; store: SubmissionStore }> {
-  const store = await SubmissionStore.open({ url: ":memory:" });
-  const intake = new Intake({
-    store,
-    now: Date.now,
-    randomBytes: (n) => crypto.getRandomValues(new Uint8Array(n)),
-    sourceHasher: new SourceHasher(new Uint8Array(32)),
-    idempotencyWindowMs: 60_000,
-  });
+  const { intake, store } = await realIntakeAndStore();
   const { receipt } = await intake.accept({
     surface: "a2a",
     kind: "unstructured",

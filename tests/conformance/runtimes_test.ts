@@ -4,9 +4,9 @@
  *
  * | runtime | entry | database |
  * |---|---|---|
- * | Deno | `src/runtime/deno.ts` with `deno task start`'s narrow permissions | embedded file |
+ * | Deno | `src/adapter/deno/server.ts` with `deno task start`'s narrow permissions | embedded file |
  * | Deno | the same | remote: a real sqld with JWT auth, through `@libsql/client/web` |
- * | Bun | `src/runtime/bun_server.ts` from the sources (`bun run start:bun`) | embedded file |
+ * | Bun | `src/adapter/bun/server.ts` from the sources (`bun run start:bun`) | embedded file |
  * | Node | `dist/server.mjs` built by `npm run build` (`npm start`) | embedded file |
  * | workerd | `tools/workers/dist/worker.js` in Miniflare (`deno task start:workers`) | remote: sqld with JWT auth |
  *

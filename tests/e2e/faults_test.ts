@@ -14,7 +14,7 @@ import { startFaultProxy } from "../support/fault_proxy.ts";
 import { jwtAuth, startSqld } from "../support/sqld.ts";
 import { startServer } from "../support/server.ts";
 import { type RunningServer, startRuntime } from "../../scripts/runtimes.ts";
-import { createBeacon } from "../../mod.ts";
+import { createBeacon } from "../../src/beacon.ts";
 
 const TEXT = { "content-type": "text/plain; charset=utf-8" };
 

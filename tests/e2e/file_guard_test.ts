@@ -1,6 +1,6 @@
 /**
  * Operator faults are loud (issue 10, finding 6; issue 18, findings 3 and 4): the real server
- * (`src/runtime/deno.ts`) on a real temporary database notices the database file removed,
+ * (`src/adapter/deno/server.ts`) on a real temporary database notices the database file removed,
  * replaced or overwritten in place, or its WAL or `-shm` index removed, writes one log line
  * naming it, and from then on acknowledges nothing: every submission (and every other request)
  * is `503 unavailable`. A second process (the real review CLI) refuses to open a database whose

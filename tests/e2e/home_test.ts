@@ -5,6 +5,7 @@
  */
 import { assert, assertStrictEquals } from "../support/assert.ts";
 import { serveBeacon } from "../support/serve.ts";
+import { assertHardened } from "../support/headers.ts";
 
 Deno.test("GET / is a small HTML page linking the documents, through the same door", async () => {
   const served = await serveBeacon();
@@ -21,11 +22,7 @@ Deno.test("GET / is a small HTML page linking the documents, through the same do
     const response = await fetch(`${served.url}/`);
     assertStrictEquals(response.status, 200);
     assertStrictEquals(response.headers.get("content-type"), "text/html; charset=utf-8");
-    assertStrictEquals(
-      response.headers.get("content-security-policy"),
-      "default-src 'none'; frame-ancestors 'none'",
-    );
-    assertStrictEquals(response.headers.get("x-content-type-options"), "nosniff");
+    assertHardened(response);
     const page = await response.text();
     assert(!page.includes(marker), "no submitted content");
     assert(!/<script|<style|<form|<img|style=/i.test(page), "nothing the CSP would block");

@@ -4,7 +4,7 @@
  * same source (IPv4 address or IPv6 /64), which is what clients behind one address share.
  */
 import { assert, assertEquals, assertNotEquals } from "../support/assert.ts";
-import { createBeacon } from "../../mod.ts";
+import { createBeacon } from "../../src/beacon.ts";
 
 const SUBMIT = "http://127.0.0.1/beacon/0.1/submissions";
 

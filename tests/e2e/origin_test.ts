@@ -2,13 +2,13 @@
  * The public origin (issue 10, finding 5): without `BEACON_PUBLIC_URL` it comes from a valid
  * `Host` header and the listener's scheme, never from an absolute-form request target or a
  * forwarding header; an invalid `Host` is `400 invalid_host` and is reflected nowhere. Through the
- * real server (`src/runtime/deno.ts`) over raw TCP, and in-process for the embedding API.
+ * real server (`src/adapter/deno/server.ts`) over raw TCP, and in-process for the embedding API.
  */
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { rawExchange } from "../support/serve.ts";
 import { startServer } from "../support/server.ts";
-import { createBeacon } from "../../mod.ts";
-import { configFromEnvironment, publicUrlWarning } from "../../src/runtime/config.ts";
+import { createBeacon } from "../../src/beacon.ts";
+import { configFromEnvironment, publicUrlWarning } from "../../src/start/config.ts";
 import { MAX_HOST_LENGTH, validHost } from "../../src/http/target.ts";
 
 const DISCOVERY = "/.well-known/autonomous-agent";

@@ -4,7 +4,7 @@
  * processes, while it can listen on its own port.
  */
 import { assertEquals } from "../support/assert.ts";
-import { npmCacheFolder, serverPermissionFlags } from "../../src/runtime/permissions.ts";
+import { npmCacheFolder, serverPermissionFlags } from "../../src/cli/permissions.ts";
 
 Deno.test("the server's permission flags deny every contact but its own port", async () => {
   const other = Deno.serve(

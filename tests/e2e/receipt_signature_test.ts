@@ -5,6 +5,7 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { serveBeacon } from "../support/serve.ts";
+import { sendMessageRequest } from "../support/requests.ts";
 
 function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
   const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
@@ -55,16 +56,7 @@ Deno.test("native and A2A receipts verify offline with the published key", async
     })).json();
     assert(await verify(publicKey, native.receipt), "native receipt verifies");
 
-    const a2a = await (await fetch(served.url + "/a2a/v1", {
-      method: "POST",
-      headers: { "content-type": "application/json", "a2a-version": "1.0" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "SendMessage",
-        params: { message: { messageId: "sig-1", role: "ROLE_USER", parts: [{ text: "hi" }] } },
-      }),
-    })).json();
+    const a2a = await (await fetch(sendMessageRequest(served.url, { messageId: "sig-1" }))).json();
     const receipt = a2a.result.task.metadata.receipt;
     assert(await verify(publicKey, receipt), "A2A receipt verifies");
 
@@ -89,7 +81,7 @@ Deno.test("a configured signing key is used as given", async () => {
 });
 
 Deno.test("a generated signing key is stored once and reused after a restart", async () => {
-  const { createBeacon } = await import("../../mod.ts");
+  const { createBeacon } = await import("../../src/beacon.ts");
   const directory = await Deno.makeTempDir({ prefix: "beacon-key-" });
   const publicKey = async () => {
     const beacon = createBeacon({ database: { url: `file:${directory}/beacon.db` } });

@@ -6,7 +6,8 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { serveBeacon } from "../support/serve.ts";
 import { SERVED_DOC_TEXTS } from "../../src/native/served_docs.ts";
-import { readDocs, servedDocsModule } from "../../src/native/generate_docs.ts";
+import { readDocs, servedDocsModule } from "../../src/cli/generate_docs.ts";
+import { assertHardened } from "../support/headers.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -14,7 +15,7 @@ Deno.test("src/native/served_docs.ts matches docs/*.md", async () => {
   const texts = await readDocs(ROOT);
   const stale =
     "src/native/served_docs.ts is stale: run deno run --allow-read --allow-write=src/native " +
-    "src/native/generate_docs.ts --write";
+    "src/cli/generate_docs.ts --write";
   assertEquals(SERVED_DOC_TEXTS, texts, stale);
   const module = await Deno.readTextFile(new URL("src/native/served_docs.ts", ROOT));
   assertStrictEquals(module, servedDocsModule(texts), stale);
@@ -34,12 +35,7 @@ Deno.test("docs are served as text/markdown, hardened, cacheable, and linked", a
       const response = await fetch(served.url + new URL(url as string).pathname);
       assertStrictEquals(response.status, 200, name);
       assertStrictEquals(response.headers.get("content-type"), "text/markdown; charset=utf-8");
-      assertStrictEquals(response.headers.get("x-content-type-options"), "nosniff");
-      assertStrictEquals(
-        response.headers.get("content-security-policy"),
-        "default-src 'none'; frame-ancestors 'none'",
-      );
-      assertStrictEquals(response.headers.get("access-control-allow-origin"), "*");
+      assertHardened(response, name);
       const text = await response.text();
       const file = (url as string).endsWith("a2a.md") ? "a2a.md" : "protocol-0.1.md";
       assertStrictEquals(text, await Deno.readTextFile(new URL(`docs/${file}`, ROOT)));

@@ -1,6 +1,6 @@
 /**
  * The server signs its own tree heads (src/tree_heads.ts, issue 23): through the real server
- * (`src/runtime/deno.ts` on a temporary database) and the real review CLI.
+ * (`src/adapter/deno/server.ts` on a temporary database) and the real review CLI.
  *
  * - A default install: submit, stop gracefully, and `review verify --trust <the key from the
  *   discovery document>` exits 0; the published tree head verifies with WebCrypto alone and its
@@ -12,8 +12,8 @@
  * - Two servers on one database add one head per tree size; the timer never keeps a process alive.
  */
 import { createClient } from "@libsql/client";
-import { type Beacon, createBeacon } from "../../mod.ts";
-import { configFromEnvironment } from "../../src/runtime/config.ts";
+import { type Beacon, createBeacon } from "../../src/beacon.ts";
+import { configFromEnvironment } from "../../src/start/config.ts";
 import { encodeSeed, signCheckpoint, signingKeyFromSeed } from "../../src/signing/mod.ts";
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { fill, review, type TempDatabase, tempDatabase, text } from "../support/review.ts";

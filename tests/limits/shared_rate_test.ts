@@ -5,7 +5,7 @@
  */
 import { createClient } from "@libsql/client";
 import { assertEquals, assertMatch } from "../support/assert.ts";
-import { type Beacon, createBeacon } from "../../mod.ts";
+import { type Beacon, createBeacon } from "../../src/beacon.ts";
 
 const SUBMIT = "http://127.0.0.1/beacon/0.1/submissions";
 

@@ -4,7 +4,7 @@ import {
   configFromEnvironment,
   ENVIRONMENT_VARIABLES,
   StartupError,
-} from "../../src/runtime/config.ts";
+} from "../../src/start/config.ts";
 
 const read = (env: Record<string, string>) => (name: string) => env[name];
 

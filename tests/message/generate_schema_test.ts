@@ -1,7 +1,8 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
-import { MESSAGE_SCHEMA_URL, renderMessageSchema } from "../../src/message/generate_schema.ts";
+import { MESSAGE_SCHEMA_URL, renderMessageSchema } from "../../src/cli/generate_schema.ts";
 import { checkMessage, messageJsonSchema } from "../../src/message/schema.ts";
 import { exampleMessages } from "../../src/message/examples.ts";
+import { assertSamplesExist } from "../support/samples.ts";
 
 type JsonSchema = {
   type?: string;
@@ -72,17 +73,6 @@ function keywordsOf(schema: Record<string, unknown>): string[] {
   return found;
 }
 
-/** Fails with the likely cause: a bare `data/` line in .gitignore also ignores tests/data/. */
-async function assertSamplesExist(directory: URL): Promise<void> {
-  try {
-    await Deno.stat(directory);
-  } catch {
-    throw new Error(
-      `${directory.pathname} is missing: if .gitignore has "data/", it also ignores tests/data/`,
-    );
-  }
-}
-
 async function samples(): Promise<[string, unknown][]> {
   const found: [string, unknown][] = [];
   for (const kind of ["valid", "invalid"]) {
@@ -147,7 +137,7 @@ Deno.test("schemas/message.schema.json: equals the output of generate_schema.ts"
   assert(
     committed === renderMessageSchema(),
     "schemas/message.schema.json is stale: run " +
-      "`deno run --allow-write=schemas src/message/generate_schema.ts --write`",
+      "`deno run --allow-write=schemas src/cli/generate_schema.ts --write`",
   );
 });
 

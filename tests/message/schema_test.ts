@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { type BeaconMessage, checkMessage } from "../../src/message/schema.ts";
 import { exampleMessages } from "../../src/message/examples.ts";
+import { assertSamplesExist } from "../support/samples.ts";
 
 const REQUIRED = "is required";
 const UNKNOWN = "has a field that is not allowed (beacon/0.1 is a closed format)";
@@ -415,17 +416,6 @@ Deno.test("exampleMessages: examples are frozen", () => {
   assert(Object.isFrozen(exampleMessages) && Object.isFrozen(example));
   assert(Object.isFrozen(example.sender));
 });
-
-/** Fails with the likely cause: a bare `data/` line in .gitignore also ignores tests/data/. */
-async function assertSamplesExist(directory: URL): Promise<void> {
-  try {
-    await Deno.stat(directory);
-  } catch {
-    throw new Error(
-      `${directory.pathname} is missing: if .gitignore has "data/", it also ignores tests/data/`,
-    );
-  }
-}
 
 async function readSamples(kind: "valid" | "invalid"): Promise<[string, unknown][]> {
   const directory = new URL(`../data/messages/${kind}/`, import.meta.url);

@@ -4,7 +4,8 @@
  * the status where the status tells it.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { createBeacon, type RequestLogEntry } from "../../mod.ts";
+import { type Beacon, createBeacon } from "../../src/beacon.ts";
+import type { RequestLogEntry } from "../../src/middleware/request_log.ts";
 import { createDoor } from "../../src/middleware/door.ts";
 import { errorResponse } from "../../src/errors.ts";
 
@@ -25,13 +26,19 @@ function assertHardened(response: Response, what: string): void {
 const SUBMIT = "http://127.0.0.1/beacon/0.1/submissions";
 const TEXT = { "content-type": "text/plain; charset=utf-8" };
 
-Deno.test("every pipeline answer leaves hardened with one log line and a derived outcome", async () => {
+/** A Beacon on an in-memory database, rate limits off, and the log lines it writes. */
+function loggedBeacon(): { beacon: Beacon; lines: RequestLogEntry[] } {
   const lines: RequestLogEntry[] = [];
   const beacon = createBeacon({
     database: { url: ":memory:" },
     rateLimit: "off",
     log: (entry) => lines.push(entry),
   });
+  return { beacon, lines };
+}
+
+Deno.test("every pipeline answer leaves hardened with one log line and a derived outcome", async () => {
+  const { beacon, lines } = loggedBeacon();
   try {
     const cases: [Request, number, RequestLogEntry["outcome"], string | undefined][] = [
       [new Request("http://127.0.0.1/.well-known/autonomous-agent"), 200, "served", undefined],
@@ -114,12 +121,7 @@ Deno.test("a closed Beacon answers 503 through the door", async () => {
 });
 
 Deno.test("an entry's deadline answer (beacon.unavailable) is hardened and the only log line", async () => {
-  const lines: RequestLogEntry[] = [];
-  const beacon = createBeacon({
-    database: { url: ":memory:" },
-    rateLimit: "off",
-    log: (entry) => lines.push(entry),
-  });
+  const { beacon, lines } = loggedBeacon();
   try {
     await beacon.ready();
     const request = new Request("http://127.0.0.1/.well-known/autonomous-agent");

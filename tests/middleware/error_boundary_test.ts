@@ -1,20 +1,7 @@
 import { assertEquals } from "../support/assert.ts";
 import { errorBoundary } from "../../src/middleware/error_boundary.ts";
-import type { Context } from "../../src/middleware/compose.ts";
 import { BeaconError, StorageError } from "../../src/errors.ts";
-
-function context(): Context {
-  return {
-    request: new Request("http://127.0.0.1/"),
-    url: new URL("http://127.0.0.1/"),
-    remoteAddress: undefined,
-    startedAt: 0,
-    source: "unknown",
-    params: {},
-    body: undefined,
-    log: {},
-  };
-}
+import { contextFor as context } from "../support/context.ts";
 
 Deno.test("errorBoundary() maps a refusal to its code without reporting it", async () => {
   const reported: unknown[] = [];

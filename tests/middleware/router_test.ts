@@ -1,20 +1,9 @@
 import { assertEquals } from "../support/assert.ts";
 import { router } from "../../src/middleware/router.ts";
 import type { Context } from "../../src/middleware/compose.ts";
+import { contextFor } from "../support/context.ts";
 
-function context(method: string, path: string): Context {
-  const url = new URL(path, "http://127.0.0.1");
-  return {
-    request: new Request(url, { method }),
-    url,
-    remoteAddress: undefined,
-    startedAt: 0,
-    source: "unknown",
-    params: {},
-    body: undefined,
-    log: {},
-  };
-}
+const context = (method: string, path: string): Context => contextFor(path, { method });
 
 const route = router([
   { name: "doc", path: "/doc", methods: { GET: () => Promise.resolve(new Response("doc")) } },

@@ -4,7 +4,8 @@
  */
 import { childEnvironment } from "../../scripts/runtimes.ts";
 import { createClient } from "@libsql/client";
-import { createBeacon } from "../../mod.ts";
+import { createBeacon } from "../../src/beacon.ts";
+import { sendMessageRequest } from "../support/requests.ts";
 import { sha256Digest } from "../../src/bytes.ts";
 import { signMessage } from "../../src/message/identity.ts";
 import { encodeSeed, generateSeed } from "../../src/signing/key.ts";
@@ -237,19 +238,9 @@ Deno.test("show renders A2A submissions: text parts and data-part messages", asy
   const database = await tempDatabase();
   const beacon = createBeacon({ database: { url: database.url }, rateLimit: "off" });
   const send = async (parts: unknown[]) => {
-    const response = await beacon.fetch(
-      new Request("http://127.0.0.1/a2a/v1", {
-        method: "POST",
-        headers: { "content-type": "application/json", "a2a-version": "1.0" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "SendMessage",
-          params: { message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts } },
-        }),
-      }),
-      { remoteAddress: "192.0.2.9" },
-    );
+    const response = await beacon.fetch(sendMessageRequest("http://127.0.0.1", { parts }), {
+      remoteAddress: "192.0.2.9",
+    });
     const body = await response.json();
     assert(body.result?.task?.id, JSON.stringify(body));
     return String(body.result.task.id);

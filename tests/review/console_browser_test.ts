@@ -19,6 +19,7 @@ import {
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { serveBeacon } from "../support/serve.ts";
 import { RECORD_CSP_VIOLATIONS, review, startConsole } from "../support/review.ts";
+import { sendMessageRequest } from "../support/requests.ts";
 
 /**
  * The little of the page's globals the checks below read. Those functions run in the browser
@@ -100,22 +101,9 @@ Deno.test({
       ids.push(await send("application/json", JSON.stringify(hostileMessage(n))));
     }
     // And one over A2A.
-    const a2a = await fetch(`${served.url}/a2a/v1`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "a2a-version": "1.0" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "SendMessage",
-        params: {
-          message: {
-            messageId: crypto.randomUUID(),
-            role: "ROLE_USER",
-            parts: [{ text: "<script>alert(30)</script> over A2A" }],
-          },
-        },
-      }),
-    });
+    const a2a = await fetch(
+      sendMessageRequest(served.url, { parts: [{ text: "<script>alert(30)</script> over A2A" }] }),
+    );
     ids.push(String((await a2a.json()).result.task.id));
 
     // The holder of the key signs a checkpoint over the corpus, so the page can show verify

@@ -1,5 +1,5 @@
 /**
- * The `node:http` adapter (src/runtime/node.ts) inside a real Node process: an existing Node app
+ * The `node:http` adapter (src/adapter/node/node.ts) inside a real Node process: an existing Node app
  * (node_embed.mjs) mounts the Beacon under `/beacon` from the built package (`dist/mod.mjs` and
  * `dist/node.mjs`, `npm run build`), next to routes of its own. What the adapter must get right is
  * checked on the wire: the prefix, the body as a stream the core counts (chunked bodies,

@@ -61,6 +61,29 @@ Deno.test("every version in package.json and the tool folders is pinned exactly"
   }
 });
 
+/** The source file of each tsdown entry, keyed by the name of the file it becomes in dist/. */
+async function tsdownEntries(): Promise<Record<string, string>> {
+  const config = await Deno.readTextFile(`${ROOT}/tsdown.config.ts`);
+  const block = /entry:\s*\{([^}]*)\}/.exec(config);
+  assert(block !== null, "tsdown.config.ts has an entry object");
+  const entries: Record<string, string> = {};
+  for (const [, name, source] of block[1].matchAll(/^\s*(\w+):\s*"([^"]+)"/gm)) {
+    entries[name] = source;
+  }
+  return entries;
+}
+
+Deno.test("deno.json and package.json export the same subpaths, built from the same sources", async () => {
+  const npmSubpaths = Object.keys(packageJson.exports).filter((key) => key !== "./package.json");
+  assertEquals(Object.keys(denoJson.exports).sort(), npmSubpaths.sort());
+  const entries = await tsdownEntries();
+  for (const subpath of npmSubpaths) {
+    const built = /^\.\/dist\/(\w+)\.mjs$/.exec(packageJson.exports[subpath].default);
+    assert(built !== null, `${subpath} is built into dist/`);
+    assertStrictEquals(`./${entries[built[1]]}`, denoJson.exports[subpath], subpath);
+  }
+});
+
 Deno.test("package.json's exports list types first and point into dist/", () => {
   for (const [subpath, target] of Object.entries(packageJson.exports)) {
     if (typeof target === "string") continue; // ./package.json

@@ -7,7 +7,7 @@
  */
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { ROOT } from "../../scripts/tools.ts";
-import { SERVE_CONFIG } from "../../src/runtime/permissions.ts";
+import { SERVE_CONFIG } from "../../src/cli/permissions.ts";
 import { bareImports, sourceImports } from "../support/imports.ts";
 
 const readJson = async (path: string) => JSON.parse(await Deno.readTextFile(path));

@@ -18,14 +18,15 @@ const ENTRIES: Entry[] = [
   { name: "deno task start", command: () => Promise.resolve([Deno.execPath(), "task", "start"]) },
   {
     name: "deno (entry)",
-    command: () => Promise.resolve([Deno.execPath(), "run", "-A", `${ROOT}/src/runtime/deno.ts`]),
+    command: () =>
+      Promise.resolve([Deno.execPath(), "run", "-A", `${ROOT}/src/adapter/deno/server.ts`]),
   },
   { name: "node", command: async () => [await nodeExecutable(), await build("package")] },
   {
     name: "bun",
     command: async () => {
       await ensurePackages();
-      return [await bunExecutable(), `${ROOT}/src/runtime/bun_server.ts`];
+      return [await bunExecutable(), `${ROOT}/src/adapter/bun/server.ts`];
     },
   },
 ];

@@ -4,7 +4,7 @@
  * itself runs on workerd in tests/conformance/runtimes_test.ts.
  */
 import { assert, assertMatch, assertStrictEquals, assertThrows } from "../support/assert.ts";
-import worker, { beaconFromEnv } from "../../src/runtime/workers.ts";
+import worker, { beaconFromEnv } from "../../src/adapter/workers/workers.ts";
 
 Deno.test("beaconFromEnv() refuses embedded databases, naming the variable and the fix", () => {
   for (

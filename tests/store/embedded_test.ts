@@ -5,6 +5,7 @@ import { isBusy } from "../../src/store/faults.ts";
 import { migrate } from "../../src/store/migrations.ts";
 import { openClient } from "../../src/store/client.ts";
 import { type NewSubmission, pendingRow } from "../../src/store/rows.ts";
+import { newSubmission } from "../support/rows.ts";
 
 async function database(): Promise<{ url: string; path: string }> {
   const directory = await Deno.makeTempDir({ prefix: "beacon-embedded-" });
@@ -16,18 +17,7 @@ async function database(): Promise<{ url: string; path: string }> {
 }
 
 function submission(id: string, idempotencyKey?: string): NewSubmission {
-  return {
-    id,
-    contextId: "ctx-" + id,
-    receivedAt: new Date(0).toISOString(),
-    surface: "native",
-    kind: "unstructured",
-    contentType: "text/plain; charset=utf-8",
-    content: new TextEncoder().encode(id),
-    digest: "sha256:00",
-    sourceHash: "source",
-    idempotencyKey,
-  };
+  return newSubmission(id, { idempotencyKey });
 }
 
 function count(path: string): number {

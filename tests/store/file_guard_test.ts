@@ -6,6 +6,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import {
   type FileChange,
+  type FileGuard,
   guardDatabaseFile,
   missingIndexProblem,
 } from "../../src/store/file_guard.ts";
@@ -19,90 +20,83 @@ async function withFolder(run: (folder: string) => Promise<void>): Promise<void>
   }
 }
 
-async function guarded(path: string) {
-  const changes: FileChange[] = [];
-  const guard = await guardDatabaseFile(path, { onChange: (change) => changes.push(change) });
-  return { guard, changes };
+/** What a guarded test sees: the database path, the guard and the changes it reported. */
+interface Guarded {
+  readonly folder: string;
+  readonly path: string;
+  readonly guard: FileGuard;
+  readonly changes: FileChange[];
 }
 
-Deno.test("guardDatabaseFile() stays quiet while the files are the ones it saw", async () => {
+/**
+ * Writes `files` (suffix → contents: `""` is the database file, `-wal`, `-shm`) in a fresh folder,
+ * guards `beacon.db` there, runs `check`, and stops the guard and removes the folder.
+ */
+async function withGuard(
+  files: Readonly<Record<string, string>>,
+  check: (guarded: Guarded) => Promise<void>,
+): Promise<void> {
   await withFolder(async (folder) => {
     const path = `${folder}/beacon.db`;
-    await Deno.writeTextFile(path, "db");
-    await Deno.writeTextFile(`${path}-wal`, "wal");
-    const { guard, changes } = await guarded(path);
+    for (const [suffix, contents] of Object.entries(files)) {
+      await Deno.writeTextFile(path + suffix, contents);
+    }
+    const changes: FileChange[] = [];
+    const guard = await guardDatabaseFile(path, { onChange: (change) => changes.push(change) });
     try {
-      // Writes change the contents, never the identity.
-      await Deno.writeTextFile(path, "db, grown", { append: true });
-      await Deno.writeTextFile(`${path}-wal`, "wal, grown", { append: true });
-      assertEquals(await guard.check(), undefined);
-      assertEquals(changes, []);
+      await check({ folder, path, guard, changes });
     } finally {
       guard.stop();
     }
+  });
+}
+
+Deno.test("guardDatabaseFile() stays quiet while the files are the ones it saw", async () => {
+  await withGuard({ "": "db", "-wal": "wal" }, async ({ path, guard, changes }) => {
+    // Writes change the contents, never the identity.
+    await Deno.writeTextFile(path, "db, grown", { append: true });
+    await Deno.writeTextFile(`${path}-wal`, "wal, grown", { append: true });
+    assertEquals(await guard.check(), undefined);
+    assertEquals(changes, []);
   });
 });
 
 Deno.test("guardDatabaseFile() trips once on a replaced database file (mv over it)", async () => {
-  await withFolder(async (folder) => {
-    const path = `${folder}/beacon.db`;
-    await Deno.writeTextFile(path, "db");
-    const { guard, changes } = await guarded(path);
-    try {
-      await Deno.writeTextFile(`${folder}/other.db`, "another database");
-      await Deno.rename(`${folder}/other.db`, path);
-      assertEquals(await guard.check(), "database_replaced");
-      // Sticky: even the original coming back does not make the Beacon trust it again.
-      assertEquals(await guard.check(), "database_replaced");
-      assertEquals(guard.tripped, "database_replaced");
-      assertEquals(changes, ["database_replaced"]);
-    } finally {
-      guard.stop();
-    }
+  await withGuard({ "": "db" }, async ({ folder, path, guard, changes }) => {
+    await Deno.writeTextFile(`${folder}/other.db`, "another database");
+    await Deno.rename(`${folder}/other.db`, path);
+    assertEquals(await guard.check(), "database_replaced");
+    // Sticky: even the original coming back does not make the Beacon trust it again.
+    assertEquals(await guard.check(), "database_replaced");
+    assertEquals(guard.tripped, "database_replaced");
+    assertEquals(changes, ["database_replaced"]);
   });
 });
 
 Deno.test("guardDatabaseFile() trips on a removed database file", async () => {
-  await withFolder(async (folder) => {
-    const path = `${folder}/beacon.db`;
-    await Deno.writeTextFile(path, "db");
-    await Deno.writeTextFile(`${path}-wal`, "wal");
-    const { guard, changes } = await guarded(path);
-    try {
-      for (const suffix of ["", "-wal"]) await Deno.remove(path + suffix);
-      assertEquals(await guard.check(), "database_removed");
-      assertEquals(changes, ["database_removed"]);
-    } finally {
-      guard.stop();
-    }
+  await withGuard({ "": "db", "-wal": "wal" }, async ({ path, guard, changes }) => {
+    for (const suffix of ["", "-wal"]) await Deno.remove(path + suffix);
+    assertEquals(await guard.check(), "database_removed");
+    assertEquals(changes, ["database_removed"]);
   });
 });
 
 Deno.test("guardDatabaseFile() trips on a removed WAL, also one created after the start", async () => {
-  await withFolder(async (folder) => {
-    const path = `${folder}/beacon.db`;
-    await Deno.writeTextFile(path, "db");
-    const { guard, changes } = await guarded(path);
-    try {
-      assertEquals(await guard.check(), undefined); // no WAL yet: nothing to miss
-      await Deno.writeTextFile(`${path}-wal`, "wal");
-      assertEquals(await guard.check(), undefined);
-      await Deno.remove(`${path}-wal`);
-      assertEquals(await guard.check(), "wal_removed");
-      assertEquals(changes, ["wal_removed"]);
-    } finally {
-      guard.stop();
-    }
+  await withGuard({ "": "db" }, async ({ path, guard, changes }) => {
+    assertEquals(await guard.check(), undefined); // no WAL yet: nothing to miss
+    await Deno.writeTextFile(`${path}-wal`, "wal");
+    assertEquals(await guard.check(), undefined);
+    await Deno.remove(`${path}-wal`);
+    assertEquals(await guard.check(), "wal_removed");
+    assertEquals(changes, ["wal_removed"]);
   });
 });
 
 Deno.test("guardDatabaseFile() with no file at the path never trips", async () => {
-  await withFolder(async (folder) => {
-    const { guard, changes } = await guarded(`${folder}/absent.db`);
-    await Deno.writeTextFile(`${folder}/absent.db`, "appeared later");
+  await withGuard({}, async ({ path, guard, changes }) => {
+    await Deno.writeTextFile(path, "appeared later");
     assertEquals(await guard.check(), undefined);
     assertEquals(changes, []);
-    guard.stop();
   });
 });
 
@@ -128,18 +122,11 @@ Deno.test("guardDatabaseFile() checks on its own timer, which keeps no process a
 
 Deno.test("guardDatabaseFile() trips on a removed -shm index, and on one rebuilt by another process", async () => {
   for (const fault of ["removed", "replaced"] as const) {
-    await withFolder(async (folder) => {
-      const path = `${folder}/beacon.db`;
-      for (const suffix of ["", "-wal", "-shm"]) await Deno.writeTextFile(path + suffix, "x");
-      const { guard, changes } = await guarded(path);
-      try {
-        await Deno.remove(`${path}-shm`);
-        if (fault === "replaced") await Deno.writeTextFile(`${path}-shm`, "a fresh index");
-        assertEquals(await guard.check(), `shm_${fault}`);
-        assertEquals(changes, [`shm_${fault}`]);
-      } finally {
-        guard.stop();
-      }
+    await withGuard({ "": "x", "-wal": "x", "-shm": "x" }, async ({ path, guard, changes }) => {
+      await Deno.remove(`${path}-shm`);
+      if (fault === "replaced") await Deno.writeTextFile(`${path}-shm`, "a fresh index");
+      assertEquals(await guard.check(), `shm_${fault}`);
+      assertEquals(changes, [`shm_${fault}`]);
     });
   }
 });

@@ -20,22 +20,16 @@ import {
   type NewSubmission,
 } from "../../src/store/rows.ts";
 import { SubmissionStore } from "../../src/store/store.ts";
+import { newSubmission } from "../support/rows.ts";
 
 const SINCE = new Date(0).toISOString();
 
 function submission(id: string, idempotencyKey: string, sourceHash = "source-a"): NewSubmission {
-  return {
-    id,
-    contextId: "ctx-" + id,
+  return newSubmission(id, {
     receivedAt: new Date(1_000).toISOString(),
-    surface: "native",
-    kind: "unstructured",
-    contentType: "text/plain; charset=utf-8",
-    content: new TextEncoder().encode(id),
-    digest: "sha256:00",
-    sourceHash,
     idempotencyKey,
-  };
+    sourceHash,
+  });
 }
 
 /** A database file as versions 1 to 5 left it, holding one keyed submission. */

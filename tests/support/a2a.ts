@@ -90,7 +90,7 @@ export interface A2AServer {
   close(): Promise<void>;
 }
 
-/** Starts the real server (src/runtime/deno.ts) with a temporary database. */
+/** Starts the real server (src/adapter/deno/server.ts) with a temporary database. */
 export async function startA2AServer(env: Record<string, string> = {}): Promise<A2AServer> {
   const server = await startServer({ env });
   const db = createClient({ url: server.databaseUrl });

@@ -8,13 +8,25 @@ import { Intake, type IntakeOptions } from "../../src/intake/accept.ts";
 import { SourceHasher } from "../../src/intake/source_hash.ts";
 import { SubmissionStore } from "../../src/store/store.ts";
 
-/** The intake; `signReceipts` is the real option through which a receipt signer is configured. */
-export async function realIntake(
-  options: { closed?: boolean; signReceipts?: IntakeOptions["signReceipts"] } = {},
-): Promise<Intake> {
+/** What {@linkcode realIntake} may set. */
+export interface RealIntakeOptions {
+  readonly closed?: boolean;
+  /** The real option through which a receipt signer is configured. */
+  readonly signReceipts?: IntakeOptions["signReceipts"];
+}
+
+/** The intake. */
+export async function realIntake(options: RealIntakeOptions = {}): Promise<Intake> {
+  return (await realIntakeAndStore(options)).intake;
+}
+
+/** The intake and its store, for a test that closes the store partway (an outage). */
+export async function realIntakeAndStore(
+  options: RealIntakeOptions = {},
+): Promise<{ intake: Intake; store: SubmissionStore }> {
   const store = await SubmissionStore.open({ url: ":memory:" });
   if (options.closed) await store.close();
-  return new Intake({
+  const intake = new Intake({
     store,
     now: Date.now,
     randomBytes: (n) => crypto.getRandomValues(new Uint8Array(n)),
@@ -22,4 +34,5 @@ export async function realIntake(
     idempotencyWindowMs: 60_000,
     signReceipts: options.signReceipts,
   });
+  return { intake, store };
 }

@@ -7,8 +7,8 @@
  * @module
  */
 import { childEnvironment } from "../../scripts/runtimes.ts";
-import { createBeacon } from "../../mod.ts";
-import { npmCacheFolder } from "../../src/runtime/permissions.ts";
+import { createBeacon } from "../../src/beacon.ts";
+import { npmCacheFolder } from "../../src/cli/permissions.ts";
 import { reviewPermissionFlags } from "../../src/review/permissions.ts";
 import { assert } from "./assert.ts";
 

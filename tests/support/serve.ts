@@ -5,7 +5,7 @@
  * @module
  */
 import { createClient } from "@libsql/client";
-import { type Beacon, type BeaconOptions, createBeacon } from "../../mod.ts";
+import { type Beacon, type BeaconOptions, createBeacon } from "../../src/beacon.ts";
 
 /** A served in-process Beacon. */
 export interface ServedBeacon {

@@ -1,5 +1,5 @@
 /**
- * Starts the real Beacon server (`src/runtime/deno.ts`, the `deno task start` entry) as a child
+ * Starts the real Beacon server (`src/adapter/deno/server.ts`, the `deno task start` entry) as a child
  * process on an ephemeral loopback port with a temporary database file, for end-to-end tests.
  *
  * @module
@@ -10,7 +10,7 @@ import {
   npmCacheFolder,
   SERVER_V8_FLAGS,
   serverPermissionFlags,
-} from "../../src/runtime/permissions.ts";
+} from "../../src/cli/permissions.ts";
 
 /** A running server process. */
 export interface ServerProcess {
@@ -30,7 +30,7 @@ export interface ServerProcess {
   stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
 }
 
-const ENTRY = new URL("../../src/runtime/deno.ts", import.meta.url).pathname;
+const ENTRY = new URL("../../src/adapter/deno/server.ts", import.meta.url).pathname;
 let npmCache: Promise<string> | undefined;
 
 /** Starts the server; `env` adds or overrides environment variables. */

@@ -18,7 +18,7 @@
  */
 import { openClient } from "../store/client.ts";
 import { migrate, MIGRATIONS } from "../store/migrations.ts";
-import { configFromEnvironment } from "./config.ts";
+import { configFromEnvironment } from "../start/config.ts";
 import { DEFAULT_DATABASE_URL } from "../defaults.ts";
 
 /**

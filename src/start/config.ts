@@ -25,9 +25,13 @@
  *
  * @module
  */
-import { type Beacon, type BeaconOptions, createBeacon } from "../../mod.ts";
+import { type Beacon, type BeaconOptions, createBeacon } from "../beacon.ts";
 import { fromHex } from "../bytes.ts";
-import { DEFAULT_DATABASE_URL } from "../defaults.ts";
+import {
+  DEFAULT_DATABASE_URL,
+  DEFAULT_RATE_LIMIT,
+  DEFAULT_STATUS_RATE_LIMIT,
+} from "../defaults.ts";
 import { parseRateLimit } from "../limits/rate.ts";
 import { parseSigningKey } from "../signing/key.ts";
 
@@ -57,7 +61,7 @@ const DATABASE_URL_FORMS = /^(file:|libsql:\/\/|https:\/\/|http:\/\/|:memory:$)/
 
 /**
  * A start-up refusal: the configuration or the environment cannot work. Entries print its one-line
- * message on stderr and exit with code 2 (src/runtime/serve.ts), never a stack trace.
+ * message on stderr and exit with code 2 (src/start/serve.ts), never a stack trace.
  */
 export class StartupError extends Error {
   /** `message` says what is wrong and what is expected. */
@@ -199,12 +203,12 @@ export function configFromEnvironment(read: (name: string) => string | undefined
     }
     options.publicUrl = publicUrl;
   }
-  const rate = rateLimitVariable("BEACON_RATE_LIMIT", get("BEACON_RATE_LIMIT"), "10/1m");
+  const rate = rateLimitVariable("BEACON_RATE_LIMIT", get("BEACON_RATE_LIMIT"), DEFAULT_RATE_LIMIT);
   if (rate !== undefined) options.rateLimit = rate;
   const statusRate = rateLimitVariable(
     "BEACON_STATUS_RATE_LIMIT",
     get("BEACON_STATUS_RATE_LIMIT"),
-    "120/1m",
+    DEFAULT_STATUS_RATE_LIMIT,
   );
   if (statusRate !== undefined) options.statusRateLimit = statusRate;
   const rateStore = get("BEACON_RATE_LIMIT_STORE");

@@ -1,5 +1,5 @@
 // The one wording of the Workers refusal of an embedded database, shared by the worker itself
-// (src/runtime/workers.ts), `deno task start:workers` (scripts/runtimes.ts) and
+// (src/adapter/workers/workers.ts), `deno task start:workers` (scripts/runtimes.ts) and
 // `npm run start:workers` (scripts/workerd_serve.mjs, plain Node, hence JavaScript here).
 
 /**

@@ -4,14 +4,14 @@
  * file with {@linkcode renderMessageSchema}).
  *
  * ```sh
- * deno run src/message/generate_schema.ts                                # print to stdout
- * deno run --allow-write=schemas src/message/generate_schema.ts --write  # update the file
+ * deno run src/cli/generate_schema.ts                                # print to stdout
+ * deno run --allow-write=schemas src/cli/generate_schema.ts --write  # update the file
  * ```
  *
  * @module
  */
 
-import { messageJsonSchema } from "./schema.ts";
+import { messageJsonSchema } from "../message/schema.ts";
 
 /**
  * Where the generated schema is committed, resolved from this module so the script works from

@@ -2,7 +2,7 @@
  * The `node:http` adapter (the package's `./node` export): turns an `IncomingMessage` into a
  * standard `Request` (the body stays a stream that is pulled one chunk at a time, so the core's
  * byte-counting body limit still decides how much is read) and writes the `Response` back with
- * back-pressure. The Node server entry is `node_server.ts`.
+ * back-pressure. The Node server entry is `server.ts` beside it.
  *
  * Whatever the request, the listener answers: a method the Fetch standard cannot represent
  * (`CONNECT`, `TRACE`, `TRACK`: `new Request` throws for them) gets the core's `405`, a target
@@ -13,7 +13,7 @@
  * ```ts ignore
  * import { createServer } from "node:http";
  * import { createBeacon } from "./mod.ts";
- * import { toNodeListener } from "./src/runtime/node.ts";
+ * import { toNodeListener } from "./src/adapter/node/node.ts";
  *
  * const beacon = createBeacon({ publicUrl: "https://example.com/beacon" });
  * const listener = toNodeListener(beacon.fetch, { prefix: "/beacon" });
@@ -26,9 +26,10 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ConnectionInfo, RequestLogEntry } from "../../mod.ts";
-import { type ErrorCode, errorResponse } from "../errors.ts";
-import { harden } from "../middleware/response_headers.ts";
+import type { ConnectionInfo } from "../../types.ts";
+import type { RequestLogEntry } from "../../middleware/request_log.ts";
+import type { ErrorCode } from "../../errors.ts";
+import { createDoor } from "../../middleware/door.ts";
 
 /** A fetch handler in the shape of `Beacon.fetch`. */
 export type FetchHandler = (request: Request, info?: ConnectionInfo) => Promise<Response>;
@@ -123,7 +124,7 @@ function normalisePrefix(prefix: string | undefined): string {
  * @example
  * ```ts ignore
  * import { createServer } from "node:http";
- * import { toRequest } from "./src/runtime/node.ts";
+ * import { toRequest } from "./src/adapter/node/node.ts";
  *
  * createServer((incoming, outgoing) => {
  *   const request = toRequest(incoming);
@@ -179,7 +180,7 @@ export function toRequest(
  * @example
  * ```ts ignore
  * import { createServer } from "node:http";
- * import { writeResponse } from "./src/runtime/node.ts";
+ * import { writeResponse } from "./src/adapter/node/node.ts";
  *
  * createServer((_incoming, outgoing) => {
  *   void writeResponse(outgoing, Response.json({ ok: true }));
@@ -235,7 +236,7 @@ export async function writeResponse(
  * ```ts ignore
  * import { createServer } from "node:http";
  * import { createBeacon } from "./mod.ts";
- * import { toNodeListener } from "./src/runtime/node.ts";
+ * import { toNodeListener } from "./src/adapter/node/node.ts";
  *
  * const beacon = createBeacon({ database: { url: "file:data/beacon.db" } });
  * createServer(toNodeListener(beacon.fetch)).listen(8000);
@@ -246,27 +247,18 @@ export function toNodeListener(
   options: NodeAdapterOptions = {},
 ): NodeListener {
   normalisePrefix(options.prefix); // fail at mount time, not per request
+  // The core's door for the answers the adapter gives itself: logged through `options.log`.
+  const door = createDoor(options.log, Date.now);
+  // A handler that failed without an answer has logged nothing, and writing its answer may have
+  // been what failed: that last resort is hardened but not logged again.
+  const lastResort = createDoor(undefined, Date.now);
   const refuse = (incoming: IncomingMessage, outgoing: ServerResponse, code: ErrorCode) => {
     incoming.resume(); // discard a body nobody will read
-    const startedAt = Date.now();
-    writeResponse(outgoing, harden(errorResponse(code)), true).catch((error) => {
+    const response = door.refuse({ method: incoming.method ?? "" }, Date.now(), code);
+    writeResponse(outgoing, response, true).catch((error) => {
       options.onError?.(error);
       outgoing.destroy();
     });
-    try {
-      options.log?.({
-        time: new Date(startedAt).toISOString(),
-        route: "none",
-        method: incoming.method ?? "",
-        status: outgoing.statusCode,
-        outcome: "refused",
-        code,
-        bytes: 0,
-        ms: 0,
-      });
-    } catch {
-      // Logging must never change an answer.
-    }
   };
   return (incoming, outgoing) => {
     const aborted = new AbortController();
@@ -295,9 +287,8 @@ export function toNodeListener(
       .catch((error) => {
         options.onError?.(error);
         if (!outgoing.headersSent) {
-          writeResponse(outgoing, harden(errorResponse("internal")), true).catch(() =>
-            outgoing.destroy()
-          );
+          const response = lastResort.refuse({ method: incoming.method ?? "" }, 0, "internal");
+          writeResponse(outgoing, response, true).catch(() => outgoing.destroy());
         } else {
           outgoing.destroy();
         }
@@ -314,7 +305,7 @@ export function toNodeListener(
  * @example
  * ```ts ignore
  * import { createServer } from "node:http";
- * import { refuseConnect, toNodeListener } from "./src/runtime/node.ts";
+ * import { refuseConnect, toNodeListener } from "./src/adapter/node/node.ts";
  *
  * const server = createServer(toNodeListener(beacon.fetch));
  * server.on("connect", refuseConnect);
@@ -326,7 +317,8 @@ export function refuseConnect(
 ): void {
   if (!socket.writable) return socket.destroy();
   void (async () => {
-    const response = harden(errorResponse("method_not_allowed"));
+    const arrival = { method: "CONNECT" };
+    const response = createDoor(undefined, Date.now).refuse(arrival, 0, "method_not_allowed");
     const body = await response.text();
     let head = `HTTP/1.1 ${response.status} Method Not Allowed\r\n`;
     for (const [name, value] of response.headers) head += `${name}: ${value}\r\n`;

@@ -11,13 +11,12 @@
  *
  * @module
  */
-import type { Beacon } from "../../mod.ts";
-import { errorResponse } from "../errors.ts";
-import { harden } from "../middleware/response_headers.ts";
+import type { Beacon } from "../../types.ts";
+import { createDoor } from "../../middleware/door.ts";
 import { bunFetch, type BunServer } from "./bun.ts";
-import type { ServerConfig } from "./config.ts";
-import { type Listening, runServer } from "./serve.ts";
-import { nodeProcess } from "./node_process.ts";
+import type { ServerConfig } from "../../start/config.ts";
+import { type Listening, runServer } from "../../start/serve.ts";
+import { nodeProcess } from "../../start/node_process.ts";
 
 /** Seconds a connection may be idle on Bun before it is closed. */
 export const BUN_IDLE_TIMEOUT_SECONDS = 10;
@@ -44,7 +43,7 @@ function listen(config: ServerConfig, beacon: Beacon): Promise<Listening> {
     idleTimeout: BUN_IDLE_TIMEOUT_SECONDS,
     fetch: bunFetch(beacon.fetch),
     // The core answers every request itself; this is only for a handler that threw anyway.
-    error: () => harden(errorResponse("internal")),
+    error: () => createDoor(undefined, Date.now).refuse({ method: "" }, 0, "internal"),
   });
   return Promise.resolve({
     port: server.port,

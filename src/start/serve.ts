@@ -19,7 +19,7 @@
  *
  * @module
  */
-import type { Beacon } from "../../mod.ts";
+import type { Beacon } from "../types.ts";
 import { DEFAULT_DATABASE_URL } from "../defaults.ts";
 import {
   beaconForServer,

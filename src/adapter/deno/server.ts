@@ -14,9 +14,9 @@
  *
  * @module
  */
-import type { Beacon } from "../../mod.ts";
-import type { ServerConfig } from "./config.ts";
-import { acceptErrorLogger, type Listening, runServer } from "./serve.ts";
+import type { Beacon } from "../../types.ts";
+import type { ServerConfig } from "../../start/config.ts";
+import { acceptErrorLogger, type Listening, runServer } from "../../start/serve.ts";
 
 /** Pause before listening again after the accept loop failed: doubling, at most 5 s. */
 const RELISTEN_FIRST_MS = 100;

@@ -1,12 +1,12 @@
 /**
  * The Bun adapter (the package's `./bun` export): {@linkcode bunFetch} turns the Beacon's fetch
  * handler into `Bun.serve`'s, with the peer address from `server.requestIP`. The Bun server entry
- * is `bun_server.ts` (`bun run start:bun`, from the TypeScript sources: no build step).
+ * is `server.ts` beside it (`bun run start:bun`, from the TypeScript sources: no build step).
  *
  * @example Use your own `Bun.serve` (or a default export) with the Beacon's handler
  * ```ts ignore
  * import { createBeacon } from "./mod.ts";
- * import { bunFetch } from "./src/runtime/bun.ts";
+ * import { bunFetch } from "./src/adapter/bun/bun.ts";
  *
  * const beacon = createBeacon({ database: { url: "file:beacon.db" } });
  * export default { port: 8000, fetch: bunFetch(beacon.fetch) };
@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { ConnectionInfo } from "../../mod.ts";
+import type { ConnectionInfo } from "../../types.ts";
 
 /** The part of Bun's `Server` this entry uses. */
 export interface BunServer {
@@ -33,7 +33,7 @@ export interface BunServer {
  * @example
  * ```ts ignore
  * import { createBeacon } from "./mod.ts";
- * import { bunFetch } from "./src/runtime/bun.ts";
+ * import { bunFetch } from "./src/adapter/bun/bun.ts";
  *
  * const beacon = createBeacon();
  * Bun.serve({ port: 8000, fetch: bunFetch(beacon.fetch) });

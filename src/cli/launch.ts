@@ -1,15 +1,15 @@
 /**
  * `deno task start`: computes the server's narrow permissions from the environment
- * (`permissions.ts`) and runs the Deno entry (`deno.ts`) with them, forwarding SIGINT/SIGTERM and
- * its exit code. This launcher is the only process with broad permissions, and it handles no
+ * (`permissions.ts`) and runs the Deno entry (`src/adapter/deno/server.ts`) with them,
+ * forwarding SIGINT/SIGTERM and its exit code. This launcher is the only process with broad permissions, and it handles no
  * request.
  *
  * @module
  */
-import { configFromEnvironment, type ServerConfig } from "./config.ts";
+import { configFromEnvironment, type ServerConfig } from "../start/config.ts";
 import { DEFAULT_DATABASE_URL } from "../defaults.ts";
 import { npmCacheFolder, SERVER_V8_FLAGS, serverPermissionFlags } from "./permissions.ts";
-import { refusalMessage } from "./serve.ts";
+import { refusalMessage } from "../start/serve.ts";
 
 let config: ServerConfig;
 try {
@@ -25,7 +25,7 @@ const flags = serverPermissionFlags({
   npmCache: await npmCacheFolder(),
   cwd: Deno.cwd(),
 });
-const entry = new URL("./deno.ts", import.meta.url).pathname;
+const entry = new URL("../adapter/deno/server.ts", import.meta.url).pathname;
 const server = new Deno.Command(Deno.execPath(), {
   args: ["run", ...flags, ...SERVER_V8_FLAGS, entry],
 }).spawn();

@@ -1,7 +1,7 @@
 /**
  * The narrowest Deno permissions the server runs with (`deno task start` goes through
- * `launch.ts`, which computes them from the environment and starts `deno.ts` with them). With
- * these flags the runtime itself refuses every outbound connection our code did not need, so the
+ * `launch.ts`, which computes them from the environment and starts `src/adapter/deno/server.ts`
+ * with them). With these flags the runtime itself refuses every outbound connection our code did not need, so the
  * no-contact principle holds even if our own code had a bug. docs/threat-model.md explains each
  * flag:
  *
@@ -20,7 +20,7 @@
  * @module
  */
 import { embeddedFilePath } from "../store/client.ts";
-import { ENVIRONMENT_VARIABLES } from "./config.ts";
+import { ENVIRONMENT_VARIABLES } from "../start/config.ts";
 
 /** Variables outside the Beacon's own that its dependencies read. */
 export const DEPENDENCY_VARIABLES = ["LIBSQL_JS_DEV"];

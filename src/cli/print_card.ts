@@ -18,8 +18,8 @@
  *
  * @module
  */
-import { agentCard } from "./card.ts";
-import { type CardKey, signCard, unsignedCard } from "./card_signature.ts";
+import { agentCard } from "../a2a/card.ts";
+import { type CardKey, signCard, unsignedCard } from "../a2a/card_signature.ts";
 import { JWKS_PATH } from "../routes.ts";
 import { databaseConfig, openForReading } from "../review/database.ts";
 import { parseSigningKey, SIGNING_KEY_SECRET, signingKeyFromSeed } from "../signing/key.ts";

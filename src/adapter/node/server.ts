@@ -17,18 +17,12 @@
  * @module
  */
 import { createServer, type Server } from "node:http";
-import type { Beacon } from "../../mod.ts";
-import type { ServerConfig } from "./config.ts";
+import type { Beacon } from "../../types.ts";
+import type { ServerConfig } from "../../start/config.ts";
 import { refuseConnect, toNodeListener } from "./node.ts";
-import { acceptErrorLogger, type Listening, runServer } from "./serve.ts";
-import { nodeProcess } from "./node_process.ts";
-
-/** The connection bounds this entry sets (see the module documentation). */
-export const NODE_TIMEOUTS = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
-} as const;
+import { acceptErrorLogger, type Listening, runServer } from "../../start/serve.ts";
+import { nodeProcess } from "../../start/node_process.ts";
+import { NODE_TIMEOUTS } from "../../defaults.ts";
 
 function listen(config: ServerConfig, beacon: Beacon): Promise<Listening> {
   const server: Server = createServer(

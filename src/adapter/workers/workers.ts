@@ -26,12 +26,11 @@
  *
  * @module
  */
-import type { Beacon } from "../../mod.ts";
-import { errorResponse } from "../errors.ts";
-import { harden } from "../middleware/response_headers.ts";
-import { workersDatabaseRefusal } from "./workers_refusal.mjs";
-import { isEmbedded } from "../store/client.ts";
-import { beaconForServer, configFromEnvironment } from "./config.ts";
+import type { Beacon } from "../../types.ts";
+import { createDoor } from "../../middleware/door.ts";
+import { workersDatabaseRefusal } from "./refusal.mjs";
+import { isEmbedded } from "../../store/client.ts";
+import { beaconForServer, configFromEnvironment } from "../../start/config.ts";
 
 /** The bindings the worker reads: plain-text vars and secrets named like the env variables. */
 export type WorkerEnv = Readonly<Record<string, unknown>>;
@@ -120,7 +119,7 @@ function serve(beacon: Beacon, request: Request, context: WorkerContext): Promis
  *
  * @example Call the worker directly, as workerd does
  * ```ts ignore
- * import worker from "./src/runtime/workers.ts";
+ * import worker from "./src/adapter/workers/workers.ts";
  *
  * const env = { BEACON_DATABASE_URL: "https://beacon-db.example.turso.io", BEACON_LOG: "off" };
  * const response = await worker.fetch(
@@ -131,7 +130,12 @@ function serve(beacon: Beacon, request: Request, context: WorkerContext): Promis
  * console.log(response.status);
  * ```
  */
-const worker = {
+/** The shape of a module worker: workerd calls `fetch` for each request. */
+export interface ModuleWorker {
+  fetch(request: Request, env: WorkerEnv, context: WorkerContext): Promise<Response>;
+}
+
+const worker: ModuleWorker = {
   fetch(request: Request, env: WorkerEnv, context: WorkerContext): Promise<Response> {
     if (instance === undefined) {
       try {
@@ -141,7 +145,10 @@ const worker = {
         console.error(JSON.stringify({ event: "error", message: instance.failure }));
       }
     }
-    if ("failure" in instance) return Promise.resolve(harden(errorResponse("unavailable")));
+    if ("failure" in instance) {
+      // No Beacon to log through (its configuration failed); the door still hardens the answer.
+      return Promise.resolve(createDoor(undefined, Date.now).refuse(request, 0, "unavailable"));
+    }
     return serve(instance.beacon, request, context);
   },
 };

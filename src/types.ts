@@ -1,0 +1,127 @@
+/**
+ * The public types of the library: what {@linkcode createBeacon} takes and what it returns.
+ *
+ * @module
+ */
+import type { DatabaseConfig } from "./store/client.ts";
+import type { RequestLogEntry } from "./middleware/request_log.ts";
+import type { ListenerScheme } from "./http/target.ts";
+import type { RateLimit, RateLimiter } from "./limits/rate.ts";
+
+/** Options of {@linkcode createBeacon}; every field has a safe default. */
+export interface BeaconOptions {
+  /** The database. Default: `file:data/beacon.db` (created on first use). */
+  database?: DatabaseConfig;
+  /**
+   * The public origin used in the discovery document, the agent card and receipts, e.g.
+   * `https://beacon.example.com`. Default: the listener's scheme ({@linkcode ConnectionInfo}) and
+   * the request's `Host` header, validated (an invalid one is answered `400 invalid_host`), never
+   * the host of an absolute-form request target nor a forwarding header. When the Beacon is mounted
+   * under a path prefix of another app (which strips the prefix before calling `fetch`), include
+   * it: `https://example.com/beacon`; the published URLs then carry the prefix.
+   */
+  publicUrl?: string;
+  /** Largest accepted body in bytes. Default 65536. */
+  maxBodyBytes?: number;
+  /** How long a body may take to arrive, in milliseconds. Default 10000. */
+  bodyTimeoutMs?: number;
+  /**
+   * Per-source rate limit: `"10/1m"` syntax, a parsed limit, a limiter of your own, or `"off"`.
+   * Default `"10/1m"`.
+   */
+  rateLimit?: string | RateLimit | RateLimiter;
+  /**
+   * Per-source budget for reading receipts (native status, and every A2A request before its
+   * body is read), separate from `rateLimit` so that polling never spends submissions. Same
+   * forms as `rateLimit`. Default `"120/1m"`.
+   */
+  statusRateLimit?: string | RateLimit | RateLimiter;
+  /**
+   * Where the rate limiter keeps its state: `"memory"` (this process only) or `"database"`
+   * (shared by every instance on the same database, one atomic UPSERT per check). Default
+   * `"memory"`.
+   */
+  rateLimitStore?: "memory" | "database";
+  /** Number of reverse proxies in front whose forwarding headers are trusted. Default 0. */
+  trustedProxies?: number;
+  /**
+   * The one forwarding header the trusted proxies write: `"x-forwarded-for"` (default) or
+   * `"forwarded"` (RFC 7239). The other is ignored.
+   */
+  trustedProxyHeader?: "x-forwarded-for" | "forwarded";
+  /**
+   * How long idempotency keys (native `Idempotency-Key`, A2A `messageId`) are remembered, in
+   * milliseconds. Default 1 hour: long enough for a client backing off up to 5 minutes between
+   * attempts to retry about 19 times, short enough that another client behind the same address
+   * has 24 times less time than with a day to probe for a receipt (docs/threat-model.md §6.21).
+   */
+  idempotencyWindowMs?: number;
+  /**
+   * Salt for hashing source addresses. Default: a random salt generated once and kept in the
+   * database. Keep it outside the database to make stored hashes useless to a database thief.
+   */
+  sourceSalt?: Uint8Array<ArrayBuffer>;
+  /**
+   * The Ed25519 key that signs receipts: unpadded base64url of a 32-byte seed (or its PKCS#8
+   * form), or the seed's bytes. Default: a key generated once and kept in the database.
+   */
+  signingKey?: string | Uint8Array;
+  /**
+   * How often a signed tree head (a checkpoint over every submission, src/tree_heads.ts) is
+   * signed while the log grows, in milliseconds; one is also signed at start when the log grew and
+   * at `close()`. `"off"`: the Beacon signs none (Workers). Default 5 minutes.
+   */
+  checkpointIntervalMs?: number | "off";
+  /** Clock in epoch milliseconds (tests pass a fake one). Default `Date.now`. */
+  now?: () => number;
+  /** Randomness source (tests may pass a seeded one). Default `crypto.getRandomValues`. */
+  randomBytes?: (length: number) => Uint8Array<ArrayBuffer>;
+  /** Receives one entry per request: never content, never raw addresses. */
+  log?: (entry: RequestLogEntry) => void;
+  /** Receives unexpected errors (never sent to clients). */
+  onError?: (error: unknown) => void;
+}
+
+/** Facts from the runtime about one request. */
+export interface ConnectionInfo {
+  /** The peer's IP address as the runtime saw it. */
+  remoteAddress?: string;
+  /**
+   * The scheme the listener speaks: `https` when the entry terminates TLS itself. Default
+   * `http`. Used for the public origin when no `publicUrl` is set; never read from the request.
+   */
+  scheme?: ListenerScheme;
+}
+
+/**
+ * What a start found or created, for the operator's start log line: a database or a signing key
+ * created on a start that was meant to find them is how a lost or replaced database shows.
+ */
+export interface StartFacts {
+  /** The database was created (every migration applied) by this start. */
+  readonly databaseCreated: boolean;
+  /** The schema version before this start's migrations (0: a new database) and after them. */
+  readonly schema: { readonly from: number; readonly to: number };
+  /** The receipt signing key was generated and stored by this start (a new identity). */
+  readonly signingKeyGenerated: boolean;
+}
+
+/** A running Beacon. */
+export interface Beacon {
+  /** The fetch handler. */
+  fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
+  /**
+   * Resolves once the database is open and migrated, saying what this start created; rejects if
+   * it cannot be opened.
+   */
+  ready(): Promise<StartFacts>;
+  /**
+   * The answer for a request the entry gives up on (a deadline): `503 unavailable`, through the
+   * same door as every other response (hardening headers, one log line).
+   */
+  unavailable(request: Request): Response;
+  /** Durable commits and writes so far (group commit shares commits). */
+  counters(): { commits: number; writes: number };
+  /** Finishes queued writes and closes the database. */
+  close(): Promise<void>;
+}
