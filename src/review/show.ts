@@ -7,7 +7,8 @@
  *
  * The digest is recomputed from the stored bytes and compared, and for a native structured
  * message the sender's signature is checked again, so a row changed after intake shows here
- * too (see also `verify`).
+ * too (see also `verify`). The receipt signature the intake stored with the row is checked
+ * against the published key (receipt_signature.ts); nothing is signed here.
  *
  * @module
  */
@@ -22,6 +23,8 @@ import { FILTER_OPTIONS, filtersFrom, type OptionValues, widthFrom } from "./opt
 import { countSubmissions, findSubmission, queuePage, type SubmissionRow } from "./queries.ts";
 import { type ReviewEvent, reviewEvents } from "./events.ts";
 import { Findings, safeBlock } from "./render.ts";
+import { receiptSignatureReport } from "./receipt_signature.ts";
+import { configuredKey, storedPublicKey } from "./verify.ts";
 
 /** The options of `show`. */
 export const SHOW_OPTIONS: Record<string, never> = {};
@@ -70,6 +73,22 @@ async function signatureLines(row: SubmissionRow): Promise<[string, string][]> {
 }
 
 /**
+ * The key a stored receipt signature is checked against: the public half of
+ * `BEACON_SIGNING_KEY` when given (used for nothing else here: no review tool signs a receipt),
+ * else the public key of the key the server stored.
+ *
+ * @param context The environment.
+ * @param database The open database.
+ * @returns The raw Ed25519 public key, base64url, if known.
+ */
+export async function publishedKey(
+  context: Context,
+  database: ReviewDatabase,
+): Promise<string | undefined> {
+  return (await configuredKey(context))?.publicKey ?? await storedPublicKey(database);
+}
+
+/**
  * Runs `show`.
  *
  * @param context Outputs, environment, clock.
@@ -89,7 +108,12 @@ export async function showCommand(
     const row = await findSubmission(database.client, database.schema, id);
     if (row === undefined) throw new CliError(`Cannot show: no submission has receipt id ${id}`);
     await context.stdout.line(
-      await describeRow(database, row, widthFrom(values, context.terminalColumns)),
+      await describeRow(
+        database,
+        row,
+        widthFrom(values, context.terminalColumns),
+        await publishedKey(context, database),
+      ),
     );
     return 0;
   } finally {
@@ -115,7 +139,12 @@ export async function nextCommand(context: Context, values: OptionValues): Promi
       return 0;
     }
     await context.stdout.line(
-      await describeRow(database, rows[0], widthFrom(values, context.terminalColumns)),
+      await describeRow(
+        database,
+        rows[0],
+        widthFrom(values, context.terminalColumns),
+        await publishedKey(context, database),
+      ),
     );
     const waiting = next === undefined
       ? 0
@@ -138,12 +167,14 @@ export async function nextCommand(context: Context, values: OptionValues): Promi
  * @param database The open database.
  * @param row The submission.
  * @param width The output width.
+ * @param publicKey The published key its stored receipt signature is checked against.
  * @returns The text (already rendered safe).
  */
 export async function describeRow(
   database: ReviewDatabase,
   row: SubmissionRow,
   width: number,
+  publicKey: string | undefined,
 ): Promise<string> {
   const events = await reviewEvents(database.client, database.schema, row.id);
   const actual = sha256Digest(row.content);
@@ -186,6 +217,7 @@ export async function describeRow(
   field("source", `${row.sourceHash} (salted hash of the sending address)`);
   if (row.idempotencyKey !== null) field("idempotency key", row.idempotencyKey);
   for (const [label, text] of await signatureLines(row)) field(label, text);
+  field("receipt sig", (await receiptSignatureReport(row, publicKey)).text);
   field("status", row.status ?? "new (no review event)");
   if (row.redaction !== null) {
     field(

@@ -153,18 +153,25 @@ export function keyCheckArgs(
 }
 
 /**
- * The stored receipt signature's columns, from `receipt_signatures` joined as `r`
- * ({@linkcode storedSignatureOf} maps them).
+ * The stored receipt signature's columns, from `receipt_signatures` joined by its table name
+ * ({@linkcode signatureJoin}; {@linkcode storedSignatureOf} maps them).
  */
-export const SIGNATURE_COLUMNS = "r.signature AS receipt_signature, r.batch_size AS " +
-  "receipt_batch_size, r.batch_index AS receipt_batch_index, r.batch_path AS receipt_batch_path";
+export const SIGNATURE_COLUMNS = "receipt_signatures.signature AS receipt_signature, " +
+  "receipt_signatures.batch_size AS receipt_batch_size, " +
+  "receipt_signatures.batch_index AS receipt_batch_index, " +
+  "receipt_signatures.batch_path AS receipt_batch_path";
+
+/** Joins each submission (`alias`) to its stored receipt signature, if it has one. */
+export function signatureJoin(alias: string): string {
+  return `LEFT JOIN receipt_signatures ON receipt_signatures.submission_id = ${alias}.id`;
+}
 
 /**
  * The first row with an idempotency key in its window ({@linkcode keyCheckArgs}), as a summary
  * with its stored receipt signature: a replay answers with the first receipt's own signature.
  */
 export const FIND_BY_IDEMPOTENCY_KEY = `SELECT ${SUMMARY_COLUMNS}, ${SIGNATURE_COLUMNS}
-  FROM submissions LEFT JOIN receipt_signatures r ON r.submission_id = submissions.id
+  FROM submissions ${signatureJoin("submissions")}
   WHERE seq = (SELECT min(seq) FROM (${KEY_USED_SEQS}))`;
 
 /** Stores a receipt's signature (migration 9) in the transaction that inserted its row. */
