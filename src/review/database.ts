@@ -151,7 +151,11 @@ export async function openForAppending(
     await migrate(client, now);
     return {
       client,
-      schema: { events: true, checkpoints: true, redactions: true, signedRedactions: true,
+      schema: {
+        events: true,
+        checkpoints: true,
+        redactions: true,
+        signedRedactions: true,
         receiptSignatures: true,
       },
       appending: true,

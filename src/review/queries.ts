@@ -155,7 +155,9 @@ function rowColumns(schema: Schema): string {
       : "NULL AS redaction_signature, NULL AS redaction_key");
   return "s.seq, s.id, s.context_id, s.received_at, s.surface, s.kind, " +
     "s.content_type, s.content, s.size, s.digest, s.source_hash, s.identity_fingerprint, " +
-    `s.identity_verified, s.idempotency_key, ${statusExpression(schema)} AS status, ${redaction}, ` +
+    `s.identity_verified, s.idempotency_key, ${
+      statusExpression(schema)
+    } AS status, ${redaction}, ` +
     (schema.receiptSignatures
       ? SIGNATURE_COLUMNS
       : "NULL AS receipt_signature, NULL AS receipt_batch_size, NULL AS receipt_batch_index, " +

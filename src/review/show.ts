@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { sha256Digest } from "../bytes.ts";
+import { fromBase64url, sha256Digest } from "../bytes.ts";
 import { checkIdentity } from "../message/identity.ts";
 import { checkMessage } from "../message/schema.ts";
 import { interpretContent, renderContent } from "./content.ts";
@@ -26,8 +26,8 @@ import { Findings, safeBlock } from "./render.ts";
 import { receiptSignatureReport } from "./receipt_signature.ts";
 import { configuredKey, storedPublicKey } from "./verify.ts";
 
-/** The options of `show`. */
-export const SHOW_OPTIONS: Record<string, never> = {};
+/** The options of `show`: `--trust KEY`, the published key receipt signatures are checked against. */
+export const SHOW_OPTIONS = { trust: { type: "string" } } as const;
 
 /** The options of `next`: the filters. */
 export const NEXT_OPTIONS = FILTER_OPTIONS;
@@ -73,18 +73,29 @@ async function signatureLines(row: SubmissionRow): Promise<[string, string][]> {
 }
 
 /**
- * The key a stored receipt signature is checked against: the public half of
- * `BEACON_SIGNING_KEY` when given (used for nothing else here: no review tool signs a receipt),
- * else the public key of the key the server stored.
+ * The key a stored receipt signature is checked against: `--trust KEY` (the key the Beacon
+ * publishes in its discovery document), else the public half of `BEACON_SIGNING_KEY` (used for
+ * nothing else here: no review tool signs a receipt), else that of the key the server stored.
  *
  * @param context The environment.
  * @param database The open database.
+ * @param trust The `--trust` value, if given.
  * @returns The raw Ed25519 public key, base64url, if known.
  */
 export async function publishedKey(
   context: Context,
   database: ReviewDatabase,
+  trust?: unknown,
 ): Promise<string | undefined> {
+  if (typeof trust === "string") {
+    if (fromBase64url(trust)?.length !== 32) {
+      throw new CliError(
+        "Cannot parse --trust: give a raw Ed25519 public key in base64url (43 characters)",
+        2,
+      );
+    }
+    return trust;
+  }
   return (await configuredKey(context))?.publicKey ?? await storedPublicKey(database);
 }
 
@@ -112,7 +123,7 @@ export async function showCommand(
         database,
         row,
         widthFrom(values, context.terminalColumns),
-        await publishedKey(context, database),
+        await publishedKey(context, database, values.trust),
       ),
     );
     return 0;
@@ -143,7 +154,7 @@ export async function nextCommand(context: Context, values: OptionValues): Promi
         database,
         rows[0],
         widthFrom(values, context.terminalColumns),
-        await publishedKey(context, database),
+        await publishedKey(context, database, values.trust),
       ),
     );
     const waiting = next === undefined
