@@ -10,7 +10,7 @@
  */
 import { fromBase64url } from "../bytes.ts";
 import { keyFingerprint } from "../message/identity.ts";
-import { verifyReceipt } from "../signing/receipt.ts";
+import { type SignedReceiptFields, verifyReceipt } from "../signing/receipt.ts";
 import type { SubmissionRow } from "./queries.ts";
 
 /** The verdict on a row's stored receipt signature. */
@@ -21,6 +21,17 @@ export interface ReceiptSignatureReport {
   readonly state: ReceiptSignatureState;
   /** For people: what the stored signature proves. */
   readonly text: string;
+}
+
+/** The five members of a row's receipt that its signature covers (protocol §6.1). */
+export function signedFieldsOf(row: SubmissionRow): SignedReceiptFields {
+  return {
+    id: row.id,
+    receivedAt: row.receivedAt,
+    digest: row.digest,
+    size: row.size,
+    kind: row.kind,
+  };
 }
 
 /** The line for a row without a stored signature. */
@@ -52,14 +63,7 @@ export async function receiptSignatureReport(
     };
   }
   const fingerprint = await keyFingerprint(new Uint8Array(raw));
-  const receipt = {
-    id: row.id,
-    receivedAt: row.receivedAt,
-    digest: row.digest,
-    size: row.size,
-    kind: row.kind,
-  };
-  return await verifyReceipt(publicKey, receipt, stored.signature, stored.batch)
+  return await verifyReceipt(publicKey, signedFieldsOf(row), stored.signature, stored.batch)
     ? {
       state: "verifies",
       text: `signed at intake (${form}); verifies against the published key ${fingerprint}`,

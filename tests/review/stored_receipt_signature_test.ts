@@ -4,12 +4,12 @@
  * sign a receipt. Through the real server on a temporary database, the real `review show`, the
  * real console over HTTP, a database upgraded from version 8, and a real sqld.
  */
-import { createClient, type InValue } from "@libsql/client";
+import { createClient } from "@libsql/client";
 import { verifyReceipt } from "../../src/signing/receipt.ts";
 import { encodeSeed, generateSeed } from "../../src/signing/key.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../support/assert.ts";
 import { serveBeacon } from "../support/serve.ts";
-import { review, startConsole } from "../support/review.ts";
+import { rawSql as raw, review, startConsole } from "../support/review.ts";
 import { migrateTo } from "../support/migrations.ts";
 import { startSqld } from "../support/sqld.ts";
 
@@ -19,15 +19,6 @@ const NONE = new RegExp(
   "no intake signature stored (a row written before this version, or not written through the Beacon)"
     .replace(/[()]/g, "\\$&").replaceAll(" ", "\\s+"),
 );
-
-async function raw(url: string, sql: string, ...args: InValue[]): Promise<void> {
-  const client = createClient({ url });
-  try {
-    await client.execute({ sql, args });
-  } finally {
-    client.close();
-  }
-}
 
 /** A row as a database writer would insert it: plain SQL, never received. */
 function forgedRow(url: string, id: string): Promise<void> {
@@ -49,6 +40,13 @@ async function submit(url: string, body: string): Promise<Record<string, unknown
   });
   assertEquals(response.status, 202);
   return (await response.json()).receipt;
+}
+
+/** What a receipt carries of its signature: `signature`, and `batch` for a batch signature. */
+function signatureOf(receipt: Record<string, unknown>): Record<string, unknown> {
+  return receipt.batch === undefined
+    ? { signature: receipt.signature }
+    : { signature: receipt.signature, batch: receipt.batch };
 }
 
 /** The stored signature of `id`, in the receipt's own members. */
@@ -83,10 +81,7 @@ Deno.test("receipts of concurrent submissions are stored byte for byte as they w
     assert(all.some((receipt) => receipt.batch !== undefined), "some were signed in a batch");
     assertEquals(lone.batch, undefined, "a lone receipt is in the single form");
     for (const receipt of all) {
-      const expected = receipt.batch === undefined
-        ? { signature: receipt.signature }
-        : { signature: receipt.signature, batch: receipt.batch };
-      assertEquals(await stored(served.query, String(receipt.id)), expected);
+      assertEquals(await stored(served.query, String(receipt.id)), signatureOf(receipt));
     }
     assertEquals(await served.count("receipt_signatures"), all.length);
     // The table is append-only: a stored signature cannot be changed or removed.
@@ -258,10 +253,7 @@ Deno.test("a remote store (sqld) stores each receipt signature in the commit of 
         const query = async (sql: string, args: (string | number)[] = []) =>
           (await client.execute({ sql, args })).rows as unknown as Record<string, unknown>[];
         for (const receipt of [first, ...receipts]) {
-          const expected = receipt.batch === undefined
-            ? { signature: receipt.signature }
-            : { signature: receipt.signature, batch: receipt.batch };
-          assertEquals(await stored(query, String(receipt.id)), expected);
+          assertEquals(await stored(query, String(receipt.id)), signatureOf(receipt));
           assert(
             await verifyReceipt(
               publicKey,

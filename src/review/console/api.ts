@@ -7,7 +7,7 @@
  * @module
  */
 import { canonicalReceiptBytes } from "../../signing/receipt.ts";
-import { receiptSignatureReport } from "../receipt_signature.ts";
+import { receiptSignatureReport, signedFieldsOf } from "../receipt_signature.ts";
 import type { SigningKey } from "../../signing/key.ts";
 import { sha256Digest } from "../../bytes.ts";
 import { appendEvent } from "../appends.ts";
@@ -261,13 +261,7 @@ export class ConsoleApi {
     const content = renderContent(view, WIDE);
     findings.addAll(content.findings);
     const field = (label: string, value: string) => ({ label, value: segments(value, findings) });
-    const receipt = {
-      id: row.id,
-      receivedAt: row.receivedAt,
-      digest: row.digest,
-      size: row.size,
-      kind: row.kind,
-    };
+    const receipt = signedFieldsOf(row);
     const publicKey = this.#options.publicKey ?? this.#options.key?.publicKey;
     // The signature the intake stored with the row, checked against the published key; the
     // console signs nothing for a receipt (it would vouch for any row a database writer added).
