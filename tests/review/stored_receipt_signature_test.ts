@@ -101,6 +101,34 @@ Deno.test("receipts of concurrent submissions are stored byte for byte as they w
   }
 });
 
+Deno.test("on the writer thread too, each receipt's signature is stored with its row", async () => {
+  const directory = await Deno.makeTempDir({ prefix: "beacon-test-" });
+  const url = `file:${directory}/beacon.db`;
+  try {
+    const served = await serveBeacon({ signingKey: KEY, database: { url, writerThread: true } });
+    let receipts: Record<string, unknown>[];
+    try {
+      receipts = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => submit(served.url, `threaded ${i}`)),
+      );
+    } finally {
+      await served.close();
+    }
+    const reader = createClient({ url });
+    try {
+      const query = async (sql: string, args: (string | number)[] = []) =>
+        (await reader.execute({ sql, args })).rows as unknown as Record<string, unknown>[];
+      for (const receipt of receipts) {
+        assertEquals(await stored(query, String(receipt.id)), signatureOf(receipt));
+      }
+    } finally {
+      reader.close();
+    }
+  } finally {
+    await Deno.remove(directory, { recursive: true }).catch(() => {});
+  }
+});
+
 Deno.test("a replayed receipt carries the first receipt's stored signature", async () => {
   const served = await serveBeacon({ signingKey: KEY });
   try {

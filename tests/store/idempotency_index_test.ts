@@ -20,6 +20,7 @@ import {
   type NewSubmission,
 } from "../../src/store/rows.ts";
 import { SubmissionStore } from "../../src/store/store.ts";
+import { signingKeyFromSeed, signReceipts } from "../../src/signing/mod.ts";
 
 const SINCE = new Date(0).toISOString();
 
@@ -180,6 +181,43 @@ Deno.test("a remote store (sqld) checks keys with the same hash in its one-state
       ]);
     } finally {
       client.close();
+    }
+  } finally {
+    await sqld.close();
+  }
+});
+
+Deno.test("a row the key check skips inside a commit gets no stored signature (embedded and sqld)", async () => {
+  const key = await signingKeyFromSeed(new Uint8Array(32).fill(9));
+  const sqld = await startSqld();
+  const database = await tempDatabase();
+  try {
+    for (const url of [database.url, sqld.url]) {
+      const store = await SubmissionStore.open({ url });
+      store.signReceiptsWith((receipts) => signReceipts(key, receipts));
+      try {
+        // The retry shares one commit with a new row, and the key check skips it there.
+        const first = await store.append(submission("s1", "native:k"), SINCE);
+        const [retry, other] = await Promise.all([
+          store.append(submission("s2", "native:k"), SINCE),
+          store.append(submission("s3", "native:j"), SINCE),
+        ]);
+        assertEquals(store.counters.commits, 2, url);
+        assertEquals(retry, false, url);
+        assert(first !== false && first.signature !== undefined, url);
+        assert(other !== false && other.signature !== undefined, url);
+        const client = createClient({ url });
+        try {
+          const rows = (await client.execute(
+            "SELECT submission_id FROM receipt_signatures ORDER BY submission_id",
+          )).rows.map((row) => String(row.submission_id));
+          assertEquals(rows, ["s1", "s3"], url);
+        } finally {
+          client.close();
+        }
+      } finally {
+        await store.close();
+      }
     }
   } finally {
     await sqld.close();
