@@ -56,11 +56,22 @@ export type {
 export const DEFAULT_DATABASE_TIMEOUT_MS = 10_000;
 
 /**
+ * The receipt signer failed before the batch was written (nothing was stored). Not a fault of
+ * the database nor of one row: the batch is not retried row by row, and the caller gets the
+ * signer's own error (an internal error, not "storage unavailable").
+ */
+class SigningFailure extends Error {
+  constructor(cause: unknown) {
+    super("receipt signing failed", { cause });
+  }
+}
+
+/**
  * Whether a failed batch may be retried one row per transaction. Only a row's own fault (a
  * constraint) is worth isolating; a busy, stalled or broken database would fail every row again.
  */
 function isRowFault(error: unknown): boolean {
-  return !(isBusy(error) || error instanceof DeadlineError ||
+  return !(isBusy(error) || error instanceof SigningFailure || error instanceof DeadlineError ||
     error instanceof ConnectionStateError || error instanceof IndeterminateError);
 }
 
@@ -288,7 +299,12 @@ export class SubmissionStore {
    */
   async #signAndCommit(rows: readonly PendingRow[]): Promise<(Appended | undefined)[]> {
     const sign = this.#signReceipts;
-    const signatures = sign === undefined ? undefined : await sign(rows.map((row) => row.signed));
+    let signatures: readonly StoredSignature[] | undefined;
+    try {
+      signatures = sign === undefined ? undefined : await sign(rows.map((row) => row.signed));
+    } catch (error) {
+      throw new SigningFailure(error);
+    }
     const inserted = await this.#commit(
       signatures === undefined
         ? rows
@@ -315,6 +331,7 @@ export class SubmissionStore {
       if (error instanceof IndeterminateError) {
         throw new OutcomeUnknownError(submission.id, { cause: error });
       }
+      if (error instanceof SigningFailure) throw error.cause;
       throw new StorageError(error);
     }
   }
