@@ -14,12 +14,13 @@
 import { BeaconError, StorageError } from "../errors.ts";
 import type {
   NewSubmission,
+  ReceiptSigner,
+  StoredSignature,
   SubmissionKind,
   SubmissionStore,
   SubmissionSummary,
   Surface,
 } from "../store/store.ts";
-import type { ReceiptSigner, StoredSignature } from "../store/store.ts";
 import type { ReceiptBatchProof } from "../signing/receipt.ts";
 import { sha256Digest } from "../bytes.ts";
 import { isReceiptId, newContextId, newReceiptId } from "../ids.ts";

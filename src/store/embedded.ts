@@ -41,7 +41,7 @@ type Connection = InstanceType<Driver>;
 let driver: Promise<Driver> | undefined;
 /** The part of the driver's statement used here (its typings cannot express positional rest). */
 interface Statement {
-  run(...values: unknown[]): { changes: number };
+  run(...values: unknown[]): { changes: number; lastInsertRowid: number | bigint };
   all(...values: unknown[]): unknown[];
 }
 /** A value a statement binds. */
@@ -180,14 +180,14 @@ export class EmbeddedConnection {
       let inserted: boolean[];
       try {
         inserted = rows.map((row) => {
-          const stored = row.keySince === undefined
-            ? this.#prepare(INSERT_ROW).run(...row.values).changes === 1
-            : this.#prepare(INSERT_ROW_UNLESS_KEY_USED).run(...row.values, ...row.keySince)
-              .changes === 1;
-          // The receipt's signature goes into the row's own transaction: stored with it or not
-          // at all, and never for a row the key check skipped.
+          const result = row.keySince === undefined
+            ? this.#prepare(INSERT_ROW).run(...row.values)
+            : this.#prepare(INSERT_ROW_UNLESS_KEY_USED).run(...row.values, ...row.keySince);
+          const stored = result.changes === 1;
+          // The receipt's signature goes into the row's own transaction, under the row's `seq`:
+          // stored with it or not at all, and never for a row the key check skipped.
           if (stored && row.signature !== undefined) {
-            this.#prepare(INSERT_SIGNATURE).run(...row.signature);
+            this.#prepare(INSERT_SIGNATURE).run(result.lastInsertRowid, ...row.signature);
           }
           return stored;
         });

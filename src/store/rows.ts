@@ -97,7 +97,7 @@ export interface PendingRow {
   /** What the receipt's signature covers, to sign the row in the commit that stores it. */
   readonly signed: SignedFields;
   /**
-   * The values of {@linkcode INSERT_SIGNATURE}, set by the commit once the batch is signed: the
+   * The values of {@linkcode INSERT_SIGNATURE} after the row's `seq`, set by the commit once the batch is signed: the
    * signature is stored in the row's own transaction, or not at all.
    */
   readonly signature?: readonly (string | number | null)[];
@@ -163,7 +163,7 @@ export const SIGNATURE_COLUMNS = "receipt_signatures.signature AS receipt_signat
 
 /** Joins each submission (`alias`) to its stored receipt signature, if it has one. */
 export function signatureJoin(alias: string): string {
-  return `LEFT JOIN receipt_signatures ON receipt_signatures.submission_id = ${alias}.id`;
+  return `LEFT JOIN receipt_signatures ON receipt_signatures.seq = ${alias}.seq`;
 }
 
 /**
@@ -172,18 +172,18 @@ export function signatureJoin(alias: string): string {
  */
 export const FIND_BY_IDEMPOTENCY_KEY = `SELECT ${SUMMARY_COLUMNS}, ${SIGNATURE_COLUMNS}
   FROM submissions ${signatureJoin("submissions")}
-  WHERE seq = (SELECT min(seq) FROM (${KEY_USED_SEQS}))`;
+  WHERE submissions.seq = (SELECT min(seq) FROM (${KEY_USED_SEQS}))`;
 
 /** Stores a receipt's signature (migration 9) in the transaction that inserted its row. */
 export const INSERT_SIGNATURE = "INSERT INTO receipt_signatures " +
-  "(submission_id, signature, batch_size, batch_index, batch_path) VALUES (?, ?, ?, ?, ?)";
+  "(seq, signature, batch_size, batch_index, batch_path) VALUES (?, ?, ?, ?, ?)";
 
-/** The values of {@linkcode INSERT_SIGNATURE} for row `id`. */
-export function signatureValues(id: string, stored: StoredSignature): (string | number | null)[] {
+/** The values of {@linkcode INSERT_SIGNATURE} after the row's `seq`. */
+export function signatureValues(stored: StoredSignature): (string | number | null)[] {
   const batch = stored.batch;
   return batch === undefined
-    ? [id, stored.signature, null, null, null]
-    : [id, stored.signature, batch.size, batch.index, JSON.stringify(batch.path)];
+    ? [stored.signature, null, null, null]
+    : [stored.signature, batch.size, batch.index, JSON.stringify(batch.path)];
 }
 
 /**
@@ -218,9 +218,9 @@ export function storedSignatureOf(row: Record<string, unknown>): StoredSignature
  * transaction: each only where its row now exists, so a row the key check skipped gets none.
  */
 export function insertSignaturesSql(count: number): string {
-  const select = "SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM submissions WHERE id = ?)";
+  const select = "SELECT seq, ?, ?, ?, ? FROM submissions WHERE id = ?";
   return "INSERT INTO receipt_signatures " +
-    "(submission_id, signature, batch_size, batch_index, batch_path) " +
+    "(seq, signature, batch_size, batch_index, batch_path) " +
     Array.from({ length: count }, () => select).join(" UNION ALL ");
 }
 

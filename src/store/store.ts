@@ -308,7 +308,7 @@ export class SubmissionStore {
     const inserted = await this.#commit(
       signatures === undefined
         ? rows
-        : rows.map((row, i) => ({ ...row, signature: signatureValues(row.id, signatures[i]) })),
+        : rows.map((row, i) => ({ ...row, signature: signatureValues(signatures[i]) })),
     );
     return inserted.map((stored, i) =>
       !stored ? undefined : signatures === undefined ? {} : { signature: signatures[i] }

@@ -56,7 +56,7 @@ async function stored(
 ): Promise<Record<string, unknown> | undefined> {
   const [row] = await query(
     "SELECT signature, batch_size, batch_index, batch_path FROM receipt_signatures " +
-      "WHERE submission_id = ?",
+      "WHERE seq = (SELECT seq FROM submissions WHERE id = ?)",
     [id],
   );
   if (row === undefined) return undefined;
@@ -92,7 +92,12 @@ Deno.test("receipts of concurrent submissions are stored byte for byte as they w
       "append-only",
     );
     await assertRejects(
-      () => raw(served.databaseUrl, "DELETE FROM receipt_signatures WHERE submission_id = ?", id),
+      () =>
+        raw(
+          served.databaseUrl,
+          "DELETE FROM receipt_signatures WHERE seq = (SELECT seq FROM submissions WHERE id = ?)",
+          id,
+        ),
       Error,
       "append-only",
     );
@@ -163,9 +168,9 @@ Deno.test("show and the console report a stored signature, a missing one and a f
     // A signature for a row that has none, invented without the key: it does not verify.
     await raw(
       url,
-      "INSERT INTO receipt_signatures (submission_id, signature) VALUES (?, ?)",
-      forged,
+      "INSERT INTO receipt_signatures (seq, signature) SELECT seq, ? FROM submissions WHERE id = ?",
       String(genuine.signature),
+      forged,
     );
     const env = { BEACON_SIGNING_KEY: KEY };
     const good = await review(url, ["show", String(genuine.id)], env);
