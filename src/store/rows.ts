@@ -174,8 +174,14 @@ export const FIND_BY_IDEMPOTENCY_KEY = `SELECT ${SUMMARY_COLUMNS}, ${SIGNATURE_C
   FROM submissions ${signatureJoin("submissions")}
   WHERE submissions.seq = (SELECT min(seq) FROM (${KEY_USED_SEQS}))`;
 
-/** Stores a receipt's signature (migration 9) in the transaction that inserted its row. */
-export const INSERT_SIGNATURE = "INSERT INTO receipt_signatures " +
+/**
+ * Stores a receipt's signature (migration 9) in the transaction that inserted its row. `OR
+ * IGNORE` only matters after tampering: a writer who deleted the newest row but not its
+ * signature leaves a signature under the `seq` SQLite hands out again. The new row is stored
+ * anyway (intake must not stop), its receipt carries its own signature, and the review tools
+ * report the stale one as "does NOT verify" for that row. (Never `OR REPLACE`: see migrations.ts.)
+ */
+export const INSERT_SIGNATURE = "INSERT OR IGNORE INTO receipt_signatures " +
   "(seq, signature, batch_size, batch_index, batch_path) VALUES (?, ?, ?, ?, ?)";
 
 /** The values of {@linkcode INSERT_SIGNATURE} after the row's `seq`. */
@@ -219,7 +225,8 @@ export function storedSignatureOf(row: Record<string, unknown>): StoredSignature
  */
 export function insertSignaturesSql(count: number): string {
   const select = "SELECT seq, ?, ?, ?, ? FROM submissions WHERE id = ?";
-  return "INSERT INTO receipt_signatures " +
+  // OR IGNORE as in INSERT_SIGNATURE.
+  return "INSERT OR IGNORE INTO receipt_signatures " +
     "(seq, signature, batch_size, batch_index, batch_path) " +
     Array.from({ length: count }, () => select).join(" UNION ALL ");
 }

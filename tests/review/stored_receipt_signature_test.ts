@@ -311,3 +311,29 @@ Deno.test("a remote store (sqld) stores each receipt signature in the commit of 
     await sqld.close();
   }
 });
+
+Deno.test("a signature left behind by a deleted newest row stops no intake and shows as not verifying", async () => {
+  const served = await serveBeacon({ signingKey: KEY });
+  try {
+    await submit(served.url, "first");
+    await submit(served.url, "second, then deleted");
+    // As `sqlite3` would: foreign keys off, the trigger dropped, the row deleted, its signature kept.
+    const writer = createClient({ url: served.databaseUrl });
+    try {
+      await writer.execute("PRAGMA foreign_keys = OFF");
+      await writer.execute("DROP TRIGGER submissions_no_delete");
+      await writer.execute("DELETE FROM submissions WHERE seq = 2");
+    } finally {
+      writer.close();
+    }
+    // SQLite hands seq 2 out again; the submission is still accepted.
+    const next = await submit(served.url, "third, under the reused seq");
+    const show = await review(served.databaseUrl, ["show", String(next.id)], {
+      BEACON_SIGNING_KEY: KEY,
+    });
+    assertEquals(show.code, 0, show.stderr);
+    assertMatch(show.stdout, /does NOT verify/);
+  } finally {
+    await served.close();
+  }
+});
