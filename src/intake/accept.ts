@@ -14,13 +14,14 @@
 import { BeaconError, StorageError } from "../errors.ts";
 import type {
   NewSubmission,
+  ReceiptSigner,
+  StoredSignature,
   SubmissionKind,
   SubmissionStore,
   SubmissionSummary,
   Surface,
 } from "../store/store.ts";
-import { GroupCommitter } from "../store/group_commit.ts";
-import type { ReceiptBatchProof, ReceiptSignature } from "../signing/receipt.ts";
+import type { ReceiptBatchProof } from "../signing/receipt.ts";
 import { sha256Digest } from "../bytes.ts";
 import { isReceiptId, newContextId, newReceiptId } from "../ids.ts";
 import type { SourceHasher } from "./source_hash.ts";
@@ -104,9 +105,10 @@ export interface IntakeOptions {
   readonly idempotencyWindowMs: number;
   /**
    * Signs receipts committed together (one signature for the batch, `signReceipts` in
-   * src/signing/receipt.ts); receipts are unsigned without it.
+   * src/signing/receipt.ts); receipts are unsigned without it. The store calls it inside each
+   * commit and stores every signature with its row ({@linkcode SubmissionStore.signReceiptsWith}).
    */
-  readonly signReceipts?: (receipts: readonly Receipt[]) => Promise<readonly ReceiptSignature[]>;
+  readonly signReceipts?: ReceiptSigner;
 }
 
 /** The receipt facts of a submission: what was committed (a new row) or found (a lookup). */
@@ -114,6 +116,8 @@ type ReceiptFacts = Pick<SubmissionSummary, "id" | "receivedAt" | "surface" | "k
   readonly size: number;
   readonly identityFingerprint?: string;
   readonly identityVerified?: boolean;
+  /** The receipt signature stored with the row. */
+  readonly signature?: StoredSignature;
 };
 
 /** The receipt of a stored submission: its facts, never its content. */
@@ -126,19 +130,21 @@ function receiptOf(facts: ReceiptFacts): Receipt {
     size: facts.size,
     digest: facts.digest,
   };
-  if (facts.identityFingerprint === undefined) return receipt;
-  return {
-    ...receipt,
+  const identity = facts.identityFingerprint === undefined ? {} : {
     identity: {
       fingerprint: facts.identityFingerprint,
       verified: facts.identityVerified === true,
     },
   };
+  return { ...receipt, ...identity, ...signed(facts.signature) };
 }
 
-/** The receipt of a row just committed, from the row itself. */
-function receiptOfCommitted(row: NewSubmission): Receipt {
-  return receiptOf({ ...row, size: row.content.byteLength });
+/** A stored signature as receipt members: `signature`, and `batch` for a batch signature. */
+function signed(stored: StoredSignature | undefined): Pick<Receipt, "signature" | "batch"> {
+  if (stored === undefined) return {};
+  return stored.batch === undefined
+    ? { signature: stored.signature }
+    : { signature: stored.signature, batch: stored.batch };
 }
 
 /** The intake: accepts submissions into the store. */
@@ -148,22 +154,17 @@ export class Intake {
   readonly #inFlight = new Map<string, Promise<(Accepted & { digest: string }) | undefined>>();
 
   /**
-   * Receipts are signed in batches: those whose commits finish together share one signature
-   * (an Ed25519 signature costs as much as the rest of a submission's work).
+   * Creates the intake over a store. With `signReceipts`, the store signs each batch of receipts
+   * inside the commit that stores it (an Ed25519 signature costs as much as the rest of a
+   * submission's work, so a batch shares one) and stores each signature with its row.
    */
-  readonly #signer: GroupCommitter<Receipt, ReceiptSignature> | undefined;
-
-  /** Creates the intake over a store. */
   constructor(options: IntakeOptions) {
     this.#options = options;
-    const sign = options.signReceipts;
-    if (sign !== undefined) this.#signer = new GroupCommitter(sign);
+    if (options.signReceipts !== undefined) options.store.signReceiptsWith(options.signReceipts);
   }
 
-  /** Stops the receipt signer's scheduler; call when the Beacon closes. */
-  close(): void {
-    this.#signer?.close();
-  }
+  /** Kept for callers that close the Beacon: the intake holds nothing of its own to stop. */
+  close(): void {}
 
   /**
    * The stored submission with receipt id `id`, or undefined; an id of the wrong shape is
@@ -225,24 +226,21 @@ export class Intake {
     if (!sameBytes && input.idempotencyReplay !== "any") {
       throw new BeaconError("idempotency_key_reused");
     }
-    // Signed alone: Ed25519 signatures are deterministic (RFC 8032 §5.1.6), so a first receipt
-    // signed in the single form is replayed byte for byte.
+    // The first receipt's own signature, as stored with its row. A row stored before receipt
+    // signatures were stored (migration 9) has none: its receipt is signed again in the single
+    // form, which, Ed25519 being deterministic (RFC 8032 §5.1.6), is the first receipt's
+    // signature byte for byte if that one was single too.
     return {
-      receipt: await this.#signed(first.receipt, "alone"),
+      receipt: await this.#signedAlone(first.receipt),
       contextId: first.contextId,
       replayed: true,
     };
   }
 
-  async #signed(receipt: Receipt, how: "batched" | "alone" = "batched"): Promise<Receipt> {
+  async #signedAlone(receipt: Receipt): Promise<Receipt> {
     const sign = this.#options.signReceipts;
-    if (sign === undefined || this.#signer === undefined || receipt.signature !== undefined) {
-      return receipt;
-    }
-    const { signature, batch } = how === "alone"
-      ? (await sign([receipt]))[0]
-      : await this.#signer.write(receipt);
-    return batch === undefined ? { ...receipt, signature } : { ...receipt, signature, batch };
+    if (sign === undefined || receipt.signature !== undefined) return receipt;
+    return { ...receipt, ...signed((await sign([receipt]))[0]) };
   }
 
   /** Stores a new row; undefined when its idempotency key was already used since `keySince`. */
@@ -267,10 +265,11 @@ export class Intake {
       identityVerified: input.identity?.verified,
       idempotencyKey,
     };
-    // Signed after the commit: the receipts of one commit then reach the signer together and
-    // share one signature, and nothing is signed for a row that was not stored.
-    if (!await this.#options.store.append(row, keySince)) return undefined;
-    const receipt = await this.#signed(receiptOfCommitted(row));
+    // Signed in the commit, with the receipts committed together, and stored with the row: the
+    // receipt is released only after that commit, and it carries exactly the stored signature.
+    const appended = await this.#options.store.append(row, keySince);
+    if (appended === false) return undefined;
+    const receipt = receiptOf({ ...row, size: row.content.byteLength, ...appended });
     return { receipt, contextId: row.contextId, replayed: false };
   }
 }

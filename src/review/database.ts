@@ -28,6 +28,8 @@ export interface Schema {
   readonly redactions: boolean;
   /** Redaction records carry `signature` and `public_key` (migration 7). */
   readonly signedRedactions: boolean;
+  /** `receipt_signatures` exists: receipt signatures stored at intake (migration 9). */
+  readonly receiptSignatures: boolean;
 }
 
 /** An open database. */
@@ -87,13 +89,14 @@ async function mustExist(config: DatabaseConfig): Promise<void> {
 async function readSchema(client: Client): Promise<Schema & { submissions: boolean }> {
   const rows = (await client.execute(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN " +
-      "('submissions', 'review_events', 'checkpoints', 'redactions')",
+      "('submissions', 'review_events', 'checkpoints', 'redactions', 'receipt_signatures')",
   )).rows.map((row) => String(row.name));
   return {
     submissions: rows.includes("submissions"),
     events: rows.includes("review_events"),
     checkpoints: rows.includes("checkpoints"),
     redactions: rows.includes("redactions"),
+    receiptSignatures: rows.includes("receipt_signatures"),
     signedRedactions: rows.includes("redactions") && (await client.execute(
           "SELECT 1 FROM pragma_table_info('redactions') WHERE name = 'signature'",
         )).rows.length > 0,
@@ -148,7 +151,13 @@ export async function openForAppending(
     await migrate(client, now);
     return {
       client,
-      schema: { events: true, checkpoints: true, redactions: true, signedRedactions: true },
+      schema: {
+        events: true,
+        checkpoints: true,
+        redactions: true,
+        signedRedactions: true,
+        receiptSignatures: true,
+      },
       appending: true,
       close: () => Promise.resolve(client.close()),
     };

@@ -95,7 +95,9 @@ const COMMANDS: Record<string, Command> = {
   show: {
     usage: `review show <id>
   One submission: receipt fields, signature result, review history, content. Any unique
-  prefix of the receipt id will do.`,
+  prefix of the receipt id will do. The receipt signature stored at intake is checked against
+  --trust KEY (the public key of the Beacon's discovery document), else the public half of
+  BEACON_SIGNING_KEY, else the key the server stored; nothing is signed.`,
     options: SHOW_OPTIONS,
     positionals: 1,
     run: (context, values, [id]) => showCommand(context, values, id),

@@ -12,7 +12,8 @@
  * @module
  */
 import type { Client, InValue } from "@libsql/client";
-import type { SubmissionKind, Surface } from "../store/store.ts";
+import type { StoredSignature, SubmissionKind, Surface } from "../store/store.ts";
+import { SIGNATURE_COLUMNS, signatureJoin, storedSignatureOf } from "../store/rows.ts";
 import type { Schema } from "./database.ts";
 
 /** A reviewer's decision about a submission; `new` sets it back to unreviewed. */
@@ -92,6 +93,8 @@ export interface SubmissionRow {
   readonly status: ReviewStatus | null;
   /** The redaction record, when the content was removed. */
   readonly redaction: Redaction | null;
+  /** The receipt signature stored at intake (migration 9), null when none is stored. */
+  readonly receiptSignature: StoredSignature | null;
 }
 
 /** A row's stored facts in the review tool's JSON outputs (export, `list --json`), in order. */
@@ -152,13 +155,19 @@ function rowColumns(schema: Schema): string {
       : "NULL AS redaction_signature, NULL AS redaction_key");
   return "s.seq, s.id, s.context_id, s.received_at, s.surface, s.kind, " +
     "s.content_type, s.content, s.size, s.digest, s.source_hash, s.identity_fingerprint, " +
-    `s.identity_verified, s.idempotency_key, ${statusExpression(schema)} AS status, ${redaction}`;
+    `s.identity_verified, s.idempotency_key, ${
+      statusExpression(schema)
+    } AS status, ${redaction}, ` +
+    (schema.receiptSignatures
+      ? SIGNATURE_COLUMNS
+      : "NULL AS receipt_signature, NULL AS receipt_batch_size, NULL AS receipt_batch_index, " +
+        "NULL AS receipt_batch_path");
 }
 
 function rowSource(schema: Schema): string {
-  return schema.redactions
-    ? "submissions s LEFT JOIN redactions d ON d.submission_id = s.id"
-    : "submissions s";
+  return "submissions s" +
+    (schema.redactions ? " LEFT JOIN redactions d ON d.submission_id = s.id" : "") +
+    (schema.receiptSignatures ? " " + signatureJoin("s") : "");
 }
 
 /** The message text of structured content (native, or an A2A data part), for filters. */
@@ -257,6 +266,7 @@ function toRow(row: Record<string, unknown>): SubmissionRow {
       signature: nullableString(row.redaction_signature),
       publicKey: nullableString(row.redaction_key),
     },
+    receiptSignature: storedSignatureOf(row) ?? null,
   };
 }
 

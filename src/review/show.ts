@@ -7,11 +7,12 @@
  *
  * The digest is recomputed from the stored bytes and compared, and for a native structured
  * message the sender's signature is checked again, so a row changed after intake shows here
- * too (see also `verify`).
+ * too (see also `verify`). The receipt signature the intake stored with the row is checked
+ * against the published key (receipt_signature.ts); nothing is signed here.
  *
  * @module
  */
-import { sha256Digest } from "../bytes.ts";
+import { fromBase64url, sha256Digest } from "../bytes.ts";
 import { checkIdentity } from "../message/identity.ts";
 import { checkMessage } from "../message/schema.ts";
 import { interpretContent, renderContent } from "./content.ts";
@@ -22,9 +23,11 @@ import { FILTER_OPTIONS, filtersFrom, type OptionValues, widthFrom } from "./opt
 import { countSubmissions, findSubmission, queuePage, type SubmissionRow } from "./queries.ts";
 import { type ReviewEvent, reviewEvents } from "./events.ts";
 import { Findings, safeBlock } from "./render.ts";
+import { receiptSignatureReport } from "./receipt_signature.ts";
+import { configuredKey, storedPublicKey } from "./verify.ts";
 
-/** The options of `show`. */
-export const SHOW_OPTIONS: Record<string, never> = {};
+/** The options of `show`: `--trust KEY`, the published key receipt signatures are checked against. */
+export const SHOW_OPTIONS = { trust: { type: "string" } } as const;
 
 /** The options of `next`: the filters. */
 export const NEXT_OPTIONS = FILTER_OPTIONS;
@@ -70,6 +73,33 @@ async function signatureLines(row: SubmissionRow): Promise<[string, string][]> {
 }
 
 /**
+ * The key a stored receipt signature is checked against: `--trust KEY` (the key the Beacon
+ * publishes in its discovery document), else the public half of `BEACON_SIGNING_KEY` (used for
+ * nothing else here: no review tool signs a receipt), else that of the key the server stored.
+ *
+ * @param context The environment.
+ * @param database The open database.
+ * @param trust The `--trust` value, if given.
+ * @returns The raw Ed25519 public key, base64url, if known.
+ */
+export async function publishedKey(
+  context: Context,
+  database: ReviewDatabase,
+  trust?: unknown,
+): Promise<string | undefined> {
+  if (typeof trust === "string") {
+    if (fromBase64url(trust)?.length !== 32) {
+      throw new CliError(
+        "Cannot parse --trust: give a raw Ed25519 public key in base64url (43 characters)",
+        2,
+      );
+    }
+    return trust;
+  }
+  return (await configuredKey(context))?.publicKey ?? await storedPublicKey(database);
+}
+
+/**
  * Runs `show`.
  *
  * @param context Outputs, environment, clock.
@@ -89,7 +119,12 @@ export async function showCommand(
     const row = await findSubmission(database.client, database.schema, id);
     if (row === undefined) throw new CliError(`Cannot show: no submission has receipt id ${id}`);
     await context.stdout.line(
-      await describeRow(database, row, widthFrom(values, context.terminalColumns)),
+      await describeRow(
+        database,
+        row,
+        widthFrom(values, context.terminalColumns),
+        await publishedKey(context, database, values.trust),
+      ),
     );
     return 0;
   } finally {
@@ -115,7 +150,12 @@ export async function nextCommand(context: Context, values: OptionValues): Promi
       return 0;
     }
     await context.stdout.line(
-      await describeRow(database, rows[0], widthFrom(values, context.terminalColumns)),
+      await describeRow(
+        database,
+        rows[0],
+        widthFrom(values, context.terminalColumns),
+        await publishedKey(context, database, values.trust),
+      ),
     );
     const waiting = next === undefined
       ? 0
@@ -138,12 +178,14 @@ export async function nextCommand(context: Context, values: OptionValues): Promi
  * @param database The open database.
  * @param row The submission.
  * @param width The output width.
+ * @param publicKey The published key its stored receipt signature is checked against.
  * @returns The text (already rendered safe).
  */
 export async function describeRow(
   database: ReviewDatabase,
   row: SubmissionRow,
   width: number,
+  publicKey: string | undefined,
 ): Promise<string> {
   const events = await reviewEvents(database.client, database.schema, row.id);
   const actual = sha256Digest(row.content);
@@ -186,6 +228,7 @@ export async function describeRow(
   field("source", `${row.sourceHash} (salted hash of the sending address)`);
   if (row.idempotencyKey !== null) field("idempotency key", row.idempotencyKey);
   for (const [label, text] of await signatureLines(row)) field(label, text);
+  field("receipt sig", (await receiptSignatureReport(row, publicKey)).text);
   field("status", row.status ?? "new (no review event)");
   if (row.redaction !== null) {
     field(

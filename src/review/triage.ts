@@ -23,7 +23,7 @@ import { checkNoteAndReviewer } from "./mark.ts";
 import { FILTER_OPTIONS, filtersFrom, type OptionValues, widthFrom } from "./options.ts";
 import { countSubmissions, queuePage, type ReviewStatus } from "./queries.ts";
 import { safeText } from "./render.ts";
-import { describeRow } from "./show.ts";
+import { describeRow, publishedKey } from "./show.ts";
 
 /** The options of `triage`: the filters, and who is reviewing. */
 export const TRIAGE_OPTIONS = { ...FILTER_OPTIONS, reviewer: { type: "string" } } as const;
@@ -82,6 +82,7 @@ export async function triageCommand(context: Context, values: OptionValues): Pro
   let after = 0;
   let done = 0;
   try {
+    const publicKey = await publishedKey(context, database);
     while (true) {
       const { rows } = await queuePage(
         database.client,
@@ -97,7 +98,7 @@ export async function triageCommand(context: Context, values: OptionValues): Pro
       }
       after = row.seq;
       const waiting = await countSubmissions(database.client, database.schema, filters) - 1;
-      await context.stdout.line(await describeRow(database, row, width));
+      await context.stdout.line(await describeRow(database, row, width, publicKey));
       await context.stdout.line(`${TRIAGE_LEGEND}   (${waiting} more new)`);
       let handled = false;
       while (!handled) {

@@ -24,7 +24,12 @@
 import type Database from "libsql";
 import { DURABILITY_PRAGMAS, embeddedFilePath } from "./client.ts";
 import { ConnectionStateError, isBusy } from "./faults.ts";
-import { INSERT_ROW, INSERT_ROW_UNLESS_KEY_USED, type PendingRow } from "./rows.ts";
+import {
+  INSERT_ROW,
+  INSERT_ROW_UNLESS_KEY_USED,
+  INSERT_SIGNATURE,
+  type PendingRow,
+} from "./rows.ts";
 
 type Driver = typeof Database;
 type Connection = InstanceType<Driver>;
@@ -36,7 +41,7 @@ type Connection = InstanceType<Driver>;
 let driver: Promise<Driver> | undefined;
 /** The part of the driver's statement used here (its typings cannot express positional rest). */
 interface Statement {
-  run(...values: unknown[]): { changes: number };
+  run(...values: unknown[]): { changes: number; lastInsertRowid: number | bigint };
   all(...values: unknown[]): unknown[];
 }
 /** A value a statement binds. */
@@ -163,7 +168,7 @@ export class EmbeddedConnection {
   }
 
   /**
-   * Inserts `rows` in one durable transaction; resolves with, per row, whether it was inserted
+   * Inserts `rows` and the receipt signatures they carry in one durable transaction; resolves with, per row, whether it was inserted
    * (`false`: its idempotency key was already used in its window). Rejects, with nothing
    * committed and the connection back in autocommit, on any error.
    */
@@ -174,12 +179,18 @@ export class EmbeddedConnection {
       this.#db.exec("BEGIN IMMEDIATE");
       let inserted: boolean[];
       try {
-        inserted = rows.map((row) =>
-          row.keySince === undefined
-            ? this.#prepare(INSERT_ROW).run(...row.values).changes === 1
-            : this.#prepare(INSERT_ROW_UNLESS_KEY_USED).run(...row.values, ...row.keySince)
-              .changes === 1
-        );
+        inserted = rows.map((row) => {
+          const result = row.keySince === undefined
+            ? this.#prepare(INSERT_ROW).run(...row.values)
+            : this.#prepare(INSERT_ROW_UNLESS_KEY_USED).run(...row.values, ...row.keySince);
+          const stored = result.changes === 1;
+          // The receipt's signature goes into the row's own transaction, under the row's `seq`:
+          // stored with it or not at all, and never for a row the key check skipped.
+          if (stored && row.signature !== undefined) {
+            this.#prepare(INSERT_SIGNATURE).run(result.lastInsertRowid, ...row.signature);
+          }
+          return stored;
+        });
         this.#db.exec("COMMIT");
       } catch (error) {
         this.#rollback();

@@ -265,6 +265,28 @@ export const MIGRATIONS: readonly Migration[] = [
       onlyRedaction([...SUBMISSION_COLUMNS_V1, "idempotency_hash"]),
     ],
   },
+  {
+    version: 9,
+    name: "receipt signatures stored at intake",
+    // Issue 19: the signature a receipt carried is stored with its row, in the same transaction
+    // (src/store/rows.ts, `INSERT_SIGNATURE`), so a reviewer checks what the Beacon signed at
+    // intake against the published key, and no review tool ever signs a row itself. Exactly what
+    // the receipt carried: `signature`, and for a batch signature its `batch` (size, index, and
+    // the audit path as a JSON array of base64url hashes). Rows stored before this migration have
+    // none; the review tools say so. Keyed by the row's `seq`, not its random id: each insert then
+    // appends to the end of one B-tree, where a random text key would cost an index of its own
+    // and a random page per insert (issue 22 measured that for the idempotency index).
+    statements: [
+      `CREATE TABLE IF NOT EXISTS receipt_signatures (
+        seq INTEGER PRIMARY KEY REFERENCES submissions (seq),
+        signature TEXT NOT NULL,
+        batch_size INTEGER,
+        batch_index INTEGER,
+        batch_path TEXT
+      ) STRICT`,
+      ...appendOnly("receipt_signatures"),
+    ],
+  },
 ];
 
 /** Applies every migration not yet recorded. Safe to call at every start. Returns the count. */

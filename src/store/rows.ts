@@ -48,6 +48,32 @@ export interface SubmissionSummary {
   readonly digest: string;
   readonly identityFingerprint?: string;
   readonly identityVerified?: boolean;
+  /** The receipt signature stored at intake (migration 9), where the lookup reads it. */
+  readonly signature?: StoredSignature;
+}
+
+/**
+ * A receipt's signature exactly as the receipt carried it (`signature`, and for a batch signature
+ * `batch`: docs/protocol-0.1.md §6.3-6.4; src/signing/receipt.ts `ReceiptSignature`).
+ */
+export interface StoredSignature {
+  /** Ed25519, unpadded base64url: over the receipt, or over its batch's root with `batch`. */
+  readonly signature: string;
+  /** The receipt's inclusion proof in the signed batch. */
+  readonly batch?: {
+    readonly size: number;
+    readonly index: number;
+    readonly path: readonly string[];
+  };
+}
+
+/** The five members of a row's receipt that its signature covers (protocol §6.2). */
+export interface SignedFields {
+  readonly id: string;
+  readonly receivedAt: string;
+  readonly digest: string;
+  readonly size: number;
+  readonly kind: SubmissionKind;
 }
 
 /** The parameters of {@linkcode KEY_USED_SEQS}, in order. */
@@ -68,6 +94,13 @@ export interface PendingRow {
   readonly values: (string | number | null | Uint8Array)[];
   /** The parameters of the key check ({@linkcode keyCheckArgs}), when the row has a key. */
   readonly keySince?: KeyCheckArgs;
+  /** What the receipt's signature covers, to sign the row in the commit that stores it. */
+  readonly signed: SignedFields;
+  /**
+   * The values of {@linkcode INSERT_SIGNATURE} after the row's `seq`, set by the commit once the batch is signed: the
+   * signature is stored in the row's own transaction, or not at all.
+   */
+  readonly signature?: readonly (string | number | null)[];
 }
 
 /** The columns an insert writes, in the order of {@linkcode PendingRow.values}. */
@@ -119,9 +152,84 @@ export function keyCheckArgs(
   return [hash, sourceHash, key, since, sourceHash, key, since];
 }
 
-/** The first row with an idempotency key in its window ({@linkcode keyCheckArgs}), as a summary. */
-export const FIND_BY_IDEMPOTENCY_KEY = `SELECT ${SUMMARY_COLUMNS} FROM submissions
-  WHERE seq = (SELECT min(seq) FROM (${KEY_USED_SEQS}))`;
+/**
+ * The stored receipt signature's columns, from `receipt_signatures` joined by its table name
+ * ({@linkcode signatureJoin}; {@linkcode storedSignatureOf} maps them).
+ */
+export const SIGNATURE_COLUMNS = "receipt_signatures.signature AS receipt_signature, " +
+  "receipt_signatures.batch_size AS receipt_batch_size, " +
+  "receipt_signatures.batch_index AS receipt_batch_index, " +
+  "receipt_signatures.batch_path AS receipt_batch_path";
+
+/** Joins each submission (`alias`) to its stored receipt signature, if it has one. */
+export function signatureJoin(alias: string): string {
+  return `LEFT JOIN receipt_signatures ON receipt_signatures.seq = ${alias}.seq`;
+}
+
+/**
+ * The first row with an idempotency key in its window ({@linkcode keyCheckArgs}), as a summary
+ * with its stored receipt signature: a replay answers with the first receipt's own signature.
+ */
+export const FIND_BY_IDEMPOTENCY_KEY = `SELECT ${SUMMARY_COLUMNS}, ${SIGNATURE_COLUMNS}
+  FROM submissions ${signatureJoin("submissions")}
+  WHERE submissions.seq = (SELECT min(seq) FROM (${KEY_USED_SEQS}))`;
+
+/**
+ * Stores a receipt's signature (migration 9) in the transaction that inserted its row. `OR
+ * IGNORE` only matters after tampering: a writer who deleted the newest row but not its
+ * signature leaves a signature under the `seq` SQLite hands out again. The new row is stored
+ * anyway (intake must not stop), its receipt carries its own signature, and the review tools
+ * report the stale one as "does NOT verify" for that row. (Never `OR REPLACE`: see migrations.ts.)
+ */
+export const INSERT_SIGNATURE = "INSERT OR IGNORE INTO receipt_signatures " +
+  "(seq, signature, batch_size, batch_index, batch_path) VALUES (?, ?, ?, ?, ?)";
+
+/** The values of {@linkcode INSERT_SIGNATURE} after the row's `seq`. */
+export function signatureValues(stored: StoredSignature): (string | number | null)[] {
+  const batch = stored.batch;
+  return batch === undefined
+    ? [stored.signature, null, null, null]
+    : [stored.signature, batch.size, batch.index, JSON.stringify(batch.path)];
+}
+
+/**
+ * The stored signature of a row read with {@linkcode SIGNATURE_COLUMNS}; undefined when it has
+ * none. Stored values come back as stored; a malformed path is returned as it reads (a verifier
+ * then reports that it does not verify).
+ */
+export function storedSignatureOf(row: Record<string, unknown>): StoredSignature | undefined {
+  const signature = row.receipt_signature;
+  if (signature === null || signature === undefined) return undefined;
+  if (row.receipt_batch_size === null || row.receipt_batch_size === undefined) {
+    return { signature: String(signature) };
+  }
+  let path: unknown;
+  try {
+    path = JSON.parse(String(row.receipt_batch_path));
+  } catch {
+    path = [];
+  }
+  return {
+    signature: String(signature),
+    batch: {
+      size: Number(row.receipt_batch_size),
+      index: Number(row.receipt_batch_index),
+      path: Array.isArray(path) ? path.map(String) : [],
+    },
+  };
+}
+
+/**
+ * The signatures of a remote batch ({@linkcode insertBatchSql}) as one statement of the same
+ * transaction: each only where its row now exists, so a row the key check skipped gets none.
+ */
+export function insertSignaturesSql(count: number): string {
+  const select = "SELECT seq, ?, ?, ?, ? FROM submissions WHERE id = ?";
+  // OR IGNORE as in INSERT_SIGNATURE.
+  return "INSERT OR IGNORE INTO receipt_signatures " +
+    "(seq, signature, batch_size, batch_index, batch_path) " +
+    Array.from({ length: count }, () => select).join(" UNION ALL ");
+}
 
 /** Inserts one row. */
 export const INSERT_ROW = `INSERT INTO submissions (${INSERT_COLUMNS}) VALUES (${PLACEHOLDERS})`;
@@ -170,7 +278,14 @@ export function pendingRow(submission: NewSubmission, keyWindowStart?: string): 
   const keySince = key !== undefined && keyWindowStart !== undefined
     ? keyCheckArgs(submission.sourceHash, key, keyWindowStart, hash!)
     : undefined;
-  return { id: submission.id, values, keySince };
+  const signed = {
+    id: submission.id,
+    receivedAt: submission.receivedAt,
+    digest: submission.digest,
+    size: submission.content.byteLength,
+    kind: submission.kind,
+  };
+  return { id: submission.id, values, keySince, signed };
 }
 
 /** Maps a row read with {@linkcode SUMMARY_COLUMNS}. */
@@ -188,5 +303,7 @@ export function toSummary(row: Record<string, unknown>): SubmissionSummary {
     summary.identityFingerprint = String(row.identity_fingerprint);
     summary.identityVerified = Number(row.identity_verified) === 1;
   }
+  const signature = storedSignatureOf(row);
+  if (signature !== undefined) summary.signature = signature;
   return summary;
 }

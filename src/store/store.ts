@@ -7,7 +7,9 @@
  * How a row gets committed, in three hops: {@linkcode SubmissionStore.append} queues it with the
  * {@linkcode GroupCommitter}, which hands a batch to this store's commit function, which is one
  * of: `EmbeddedConnection.commit` (embedded.ts) on this thread, the same on the writer thread
- * ({@linkcode WriterThread}), or one multi-row statement on a remote database.
+ * ({@linkcode WriterThread}), or one Hrana batch (a multi-row insert and the rows' receipt
+ * signatures, in one transaction) on a remote database. The batch's receipts are signed just
+ * before it is written, and each signature is stored in its row's transaction (issue 19).
  *
  * @module
  */
@@ -27,10 +29,14 @@ import { migrateSchema, MIGRATIONS } from "./migrations.ts";
 import {
   FIND_BY_IDEMPOTENCY_KEY,
   insertBatchSql,
+  insertSignaturesSql,
   keyCheckArgs,
   type NewSubmission,
   type PendingRow,
   pendingRow,
+  signatureValues,
+  type SignedFields,
+  type StoredSignature,
   type SubmissionSummary,
   SUMMARY_COLUMNS,
   toSummary,
@@ -39,24 +45,59 @@ import type { IdentityStamp } from "./file_guard.ts";
 import { RemoteConnection } from "./remote.ts";
 import { WriterThread } from "./writer_thread.ts";
 
-export type { NewSubmission, SubmissionKind, SubmissionSummary, Surface } from "./rows.ts";
+export type {
+  NewSubmission,
+  StoredSignature,
+  SubmissionKind,
+  SubmissionSummary,
+  Surface,
+} from "./rows.ts";
 
 export { DEFAULT_DATABASE_TIMEOUT_MS } from "../defaults.ts";
+
+/**
+ * The receipt signer failed before the batch was written (nothing was stored). Not a fault of
+ * the database nor of one row: the batch is not retried row by row, and the caller gets the
+ * signer's own error (an internal error, not "storage unavailable").
+ */
+class SigningFailure extends Error {
+  constructor(cause: unknown) {
+    super("receipt signing failed", { cause });
+  }
+}
 
 /**
  * Whether a failed batch may be retried one row per transaction. Only a row's own fault (a
  * constraint) is worth isolating; a busy, stalled or broken database would fail every row again.
  */
 function isRowFault(error: unknown): boolean {
-  return !(isBusy(error) || error instanceof DeadlineError ||
+  return !(isBusy(error) || error instanceof SigningFailure || error instanceof DeadlineError ||
     error instanceof ConnectionStateError || error instanceof IndeterminateError);
 }
 
 /**
- * The remote commit: one multi-row `INSERT … RETURNING` on the connection's current client. A
+ * One batch as SQL statements on a `@libsql/client` client (remote and in-memory databases):
+ * the rows in one multi-row `INSERT … RETURNING` (`RETURNING` names the rows inserted), and
+ * their receipt signatures in a second statement of the same write transaction, each only where
+ * its row now exists (a Hrana batch, sent as one pipeline request: both or neither commit).
+ */
+async function commitStatements(client: Client, rows: readonly PendingRow[]): Promise<boolean[]> {
+  const args = rows.flatMap((row) => [...row.values, ...(row.keySince ?? [])]);
+  const insert = { sql: insertBatchSql(rows), args };
+  const signed = rows.filter((row) => row.signature !== undefined);
+  const result = signed.length === 0 ? await client.execute(insert) : (await client.batch([insert, {
+    sql: insertSignaturesSql(signed.length),
+    args: signed.flatMap((row) => [...row.signature!, row.id]),
+  }], "write"))[0];
+  const inserted = new Set(result.rows.map((row) => String(row[0])));
+  return rows.map((row) => inserted.has(row.id));
+}
+
+/**
+ * The remote commit ({@linkcode commitStatements}) on the connection's current client. A
  * failure is reported as {@linkcode IndeterminateError} unless it is known that nothing was
- * applied: the statement was never sent, the connection was refused, or the server answered it
- * with an error (a statement is atomic in autocommit, so a refused one stored nothing). A 5xx
+ * applied: the request was never sent, the connection was refused, or the server answered it
+ * with an error (the batch is one transaction, so a refused one stored nothing). A 5xx
  * may come from a gateway in front of the database that did forward it, so it proves nothing.
  */
 async function commitRemote(
@@ -65,16 +106,27 @@ async function commitRemote(
 ): Promise<boolean[]> {
   const before = connection.lastSend;
   try {
-    const args = rows.flatMap((row) => [...row.values, ...(row.keySince ?? [])]);
-    const result = await connection.client.execute({ sql: insertBatchSql(rows), args });
-    const inserted = new Set(result.rows.map((row) => String(row[0])));
-    return rows.map((row) => inserted.has(row.id));
+    return await commitStatements(connection.client, rows);
   } catch (error) {
     const sent = connection.lastSend;
     const nothingApplied = sent === before || sent.connectFailed ||
       (sent.status >= 400 && sent.status < 500);
     throw nothingApplied ? error : new IndeterminateError(error);
   }
+}
+
+/**
+ * Signs the receipts of rows committed together (`signReceipts` in src/signing/receipt.ts): one
+ * signature per row, in order.
+ */
+export type ReceiptSigner = (
+  receipts: readonly SignedFields[],
+) => Promise<readonly StoredSignature[]>;
+
+/** What {@linkcode SubmissionStore.append} reports for a row it stored. */
+export interface Appended {
+  /** The receipt's signature, stored with the row; absent when the store signs nothing. */
+  readonly signature?: StoredSignature;
 }
 
 type Read = (
@@ -102,7 +154,9 @@ export class SubmissionStore {
   readonly created: boolean;
   /** The schema version before this start's migrations (0: a new database) and after them. */
   readonly schema: { readonly from: number; readonly to: number };
-  readonly #writer: GroupCommitter<PendingRow, boolean>;
+  readonly #writer: GroupCommitter<PendingRow, Appended | undefined>;
+  readonly #commit: Commit;
+  #signReceipts: ReceiptSigner | undefined;
   readonly #read: Read;
   readonly #timeoutMs: number;
   readonly #release: () => Promise<void>;
@@ -136,7 +190,8 @@ export class SubmissionStore {
     this.#timeoutMs = parts.timeoutMs;
     this.#abandonRead = parts.abandonRead;
     this.#embeddedPath = parts.embeddedPath;
-    this.#writer = new GroupCommitter(parts.commit, {
+    this.#commit = parts.commit;
+    this.#writer = new GroupCommitter((rows) => this.#signAndCommit(rows), {
       retryAlone: isRowFault,
       timeoutMs: parts.timeoutMs,
       onAbandon: parts.abandonCommit,
@@ -189,12 +244,7 @@ export class SubmissionStore {
           timeoutMs,
           read: async (sql, args) =>
             (await client.execute({ sql, args })).rows as unknown as Record<string, unknown>[],
-          commit: async (rows) => {
-            const args = rows.flatMap((row) => [...row.values, ...(row.keySince ?? [])]);
-            const result = await client.execute({ sql: insertBatchSql(rows), args });
-            const inserted = new Set(result.rows.map((row) => String(row[0])));
-            return rows.map((row) => inserted.has(row.id));
-          },
+          commit: (rows) => commitStatements(client, rows),
           release: () => Promise.resolve(client.close()),
         });
       }
@@ -234,21 +284,54 @@ export class SubmissionStore {
   }
 
   /**
-   * Appends one submission; resolves only once it is durably committed, with `true`. Throws
-   * {@linkcode OutcomeUnknownError} when the commit was sent and its outcome is unknown, and
-   * {@linkcode StorageError} only when nothing was or will be stored. With
-   * `keyWindowStart` (an ISO time) and an idempotency key, resolves `false` instead, storing
-   * nothing, when the same source used the same key since then.
+   * Signs every receipt this store commits from now on with `sign`, in the transaction that
+   * stores its row (the intake sets it: src/intake/accept.ts).
    */
-  async append(submission: NewSubmission, keyWindowStart?: string): Promise<boolean> {
+  signReceiptsWith(sign: ReceiptSigner): void {
+    this.#signReceipts = sign;
+  }
+
+  /**
+   * One commit of the group committer: the batch's receipts are signed first (one signature for
+   * the batch, or the single form for a batch of one), then every row goes into one transaction
+   * with its signature. A signature made for a row that is then not stored (the key check skipped
+   * it, or the commit failed) is never stored nor sent: it dies with the call.
+   */
+  async #signAndCommit(rows: readonly PendingRow[]): Promise<(Appended | undefined)[]> {
+    const sign = this.#signReceipts;
+    let signatures: readonly StoredSignature[] | undefined;
+    try {
+      signatures = sign === undefined ? undefined : await sign(rows.map((row) => row.signed));
+    } catch (error) {
+      throw new SigningFailure(error);
+    }
+    const inserted = await this.#commit(
+      signatures === undefined
+        ? rows
+        : rows.map((row, i) => ({ ...row, signature: signatureValues(signatures[i]) })),
+    );
+    return inserted.map((stored, i) =>
+      !stored ? undefined : signatures === undefined ? {} : { signature: signatures[i] }
+    );
+  }
+
+  /**
+   * Appends one submission; resolves only once it is durably committed, with its receipt's
+   * stored signature (if the store signs). Throws {@linkcode OutcomeUnknownError} when the commit
+   * was sent and its outcome is unknown, and {@linkcode StorageError} only when nothing was or
+   * will be stored. With `keyWindowStart` (an ISO time) and an idempotency key, resolves `false`
+   * instead, storing nothing, when the same source used the same key since then.
+   */
+  async append(submission: NewSubmission, keyWindowStart?: string): Promise<Appended | false> {
     try {
       // The committer keeps the deadline: a write still queued at it is never sent, and one
       // sent without an answer is reported as indeterminate.
-      return await this.#writer.write(pendingRow(submission, keyWindowStart));
+      return await this.#writer.write(pendingRow(submission, keyWindowStart)) ?? false;
     } catch (error) {
       if (error instanceof IndeterminateError) {
         throw new OutcomeUnknownError(submission.id, { cause: error });
       }
+      if (error instanceof SigningFailure) throw error.cause;
       throw new StorageError(error);
     }
   }

@@ -4,7 +4,7 @@
  * `verify` still passes and lists the item; the receipt still verifies; the server's answers
  * about the id do not change.
  */
-import { createClient, type InValue } from "@libsql/client";
+import type { InValue } from "@libsql/client";
 import { verifyReceipt } from "../../src/signing/receipt.ts";
 import { encodeSeed, generateSeed } from "../../src/signing/key.ts";
 import {
@@ -15,20 +15,11 @@ import {
   assertStrictEquals,
 } from "../support/assert.ts";
 import { serveBeacon } from "../support/serve.ts";
-import { assertRunInert, review } from "../support/review.ts";
+import { assertRunInert, rawSql as raw, review } from "../support/review.ts";
 
 const KEY = encodeSeed(generateSeed());
 const SIGNED = { BEACON_SIGNING_KEY: KEY };
 const ILLEGAL = "content a court ordered erased \u202E with a bidi control";
-
-async function raw(url: string, sql: string, ...args: InValue[]): Promise<void> {
-  const client = createClient({ url });
-  try {
-    await client.execute({ sql, args });
-  } finally {
-    client.close();
-  }
-}
 
 /** What the server says about an id on every surface that can be asked. */
 async function serverAnswers(url: string, id: string): Promise<unknown[]> {

@@ -35,11 +35,13 @@ async function threeRows(
 
 /**
  * Runs one statement on a raw connection of its own: the libSQL client straight on the file,
- * none of the Beacon's code in between.
+ * none of the Beacon's code in between, with foreign keys off as in `sqlite3` (so a row can be
+ * deleted without its stored receipt signature, migration 9).
  */
 async function raw(database: TempDatabase, sql: string, ...args: InValue[]): Promise<void> {
   const client = createClient({ url: database.url });
   try {
+    await client.execute("PRAGMA foreign_keys = OFF");
     await client.execute({ sql, args });
   } finally {
     client.close();

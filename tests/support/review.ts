@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { createClient, type InValue } from "@libsql/client";
 import { childEnvironment } from "../../scripts/runtimes.ts";
 import { createBeacon } from "../../src/beacon.ts";
 import { npmCacheFolder } from "../../src/cli/permissions.ts";
@@ -274,3 +275,13 @@ export const RECORD_CSP_VIOLATIONS = `
   document.addEventListener("securitypolicyviolation", (event) => {
     window.__violations.push(event.violatedDirective + " " + event.blockedURI);
   });`;
+
+/** Runs one SQL statement on its own connection, as a database writer (`sqlite3`) would. */
+export async function rawSql(url: string, sql: string, ...args: InValue[]): Promise<void> {
+  const client = createClient({ url });
+  try {
+    await client.execute({ sql, args });
+  } finally {
+    client.close();
+  }
+}

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { canonicalReceiptBytes, signReceipt, verifyReceipt } from "../../signing/receipt.ts";
+import { canonicalReceiptBytes } from "../../signing/receipt.ts";
+import { receiptSignatureReport, signedFieldsOf } from "../receipt_signature.ts";
 import type { SigningKey } from "../../signing/key.ts";
 import { sha256Digest } from "../../bytes.ts";
 import { appendEvent } from "../appends.ts";
@@ -54,7 +55,10 @@ export interface ApiOptions {
   readonly search: SearchMode;
   /** Recorded with each event. */
   readonly reviewer: string;
-  /** The signing key, only when given on purpose (`BEACON_SIGNING_KEY`). */
+  /**
+   * The signing key, only when given on purpose (`BEACON_SIGNING_KEY`): it signs redaction
+   * records, never a receipt.
+   */
   readonly key?: SigningKey;
   /** The public key checkpoints and receipts are checked against, if known. */
   readonly publicKey?: string;
@@ -257,16 +261,11 @@ export class ConsoleApi {
     const content = renderContent(view, WIDE);
     findings.addAll(content.findings);
     const field = (label: string, value: string) => ({ label, value: segments(value, findings) });
-    const receipt = {
-      id: row.id,
-      receivedAt: row.receivedAt,
-      digest: row.digest,
-      size: row.size,
-      kind: row.kind,
-    };
-    const { key } = this.#options;
-    const publicKey = key?.publicKey ?? this.#options.publicKey;
-    const signature = key === undefined ? null : await signReceipt(key, receipt);
+    const receipt = signedFieldsOf(row);
+    const publicKey = this.#options.publicKey ?? this.#options.key?.publicKey;
+    // The signature the intake stored with the row, checked against the published key; the
+    // console signs nothing for a receipt (it would vouch for any row a database writer added).
+    const report = await receiptSignatureReport(row, publicKey);
     const events = await reviewEvents(client, schema, id);
     return {
       id: row.id,
@@ -311,11 +310,16 @@ export class ConsoleApi {
           ? "matches the content"
           : "MISMATCH: the content was changed",
         signedBytes: new TextDecoder().decode(canonicalReceiptBytes(receipt)),
-        signature,
+        signature: row.receiptSignature?.signature ?? null,
+        batch: row.receiptSignature?.batch ?? null,
         publicKey: publicKey ?? null,
-        signatureVerifies: signature === null || publicKey === undefined
-          ? null
-          : await verifyReceipt(publicKey, receipt, signature),
+        signatureState: report.state,
+        signatureReport: report.text,
+        signatureVerifies: report.state === "verifies"
+          ? true
+          : report.state === "does-not-verify"
+          ? false
+          : null,
       },
     };
   }

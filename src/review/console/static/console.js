@@ -396,11 +396,8 @@ function drawItem(item) {
     el("dd", {}, [item.integrity.digest]),
     el("dt", {}, ["receipt"]),
     el("dd", {}, [
-      item.integrity.signature === null
-        ? "signed by the Beacon at intake; the sender holds the signature" +
-          (item.integrity.publicKey ? `; check it with key ${item.integrity.publicKey}` : "")
-        : `signature ${item.integrity.signature} ` +
-          (item.integrity.signatureVerifies ? "(verifies)" : "(does NOT verify)"),
+      item.integrity.signatureReport +
+      (item.integrity.signature === null ? "" : ` (signature ${item.integrity.signature})`),
     ]),
   ]);
   const actions = el("div", { class: "actions", role: "toolbar", "aria-label": "Actions" }, [
