@@ -21,7 +21,8 @@
 import { agentCard } from "../a2a/card.ts";
 import { type CardKey, signCard, unsignedCard } from "../a2a/card_signature.ts";
 import { JWKS_PATH } from "../routes.ts";
-import { databaseConfig, openForReading } from "../review/database.ts";
+import { DEFAULT_DATABASE_URL } from "../defaults.ts";
+import { embeddedFilePath, isEmbedded, openClient } from "../store/client.ts";
 import { parseSigningKey, SIGNING_KEY_SECRET, signingKeyFromSeed } from "../signing/key.ts";
 
 /**
@@ -83,29 +84,43 @@ export async function findSigningKey(
       from: "BEACON_SIGNING_KEY",
     };
   }
-  const config = databaseConfig(undefined, env);
-  let database;
+  const given = (name: string) => {
+    const value = env(name);
+    return value === undefined || value === "" ? undefined : value;
+  };
+  const url = given("BEACON_DATABASE_URL") ?? DEFAULT_DATABASE_URL;
+  const none = { key: undefined, why: `no BEACON_SIGNING_KEY, and no Beacon database at ${url}` };
+  // Never creates one: an embedded file must already exist (opening would create it). The
+  // client refuses a WAL without its -shm index beside a running server (store/client.ts).
+  if (isEmbedded(url) && url !== ":memory:" && !await fileExists(embeddedFilePath(url))) {
+    return none;
+  }
+  let client;
   try {
-    database = await openForReading(config);
+    client = await openClient({ url, authToken: given("BEACON_DATABASE_AUTH_TOKEN") });
   } catch {
-    return {
-      key: undefined,
-      why: `no BEACON_SIGNING_KEY, and no Beacon database at ${config.url}`,
-    };
+    return none;
   }
   try {
-    const rows = (await database.client.execute({
+    const rows = (await client.execute({
       sql: "SELECT value FROM secrets WHERE name = ?",
       args: [SIGNING_KEY_SECRET],
     })).rows;
     const value = rows[0]?.value;
     if (!(value instanceof ArrayBuffer) || value.byteLength !== 32) {
-      return { key: undefined, why: `the database at ${config.url} holds no signing key yet` };
+      return { key: undefined, why: `the database at ${url} holds no signing key yet` };
     }
-    return { key: await signingKeyFromSeed(new Uint8Array(value)), from: config.url };
+    return { key: await signingKeyFromSeed(new Uint8Array(value)), from: url };
+  } catch {
+    return none; // no secrets table: not a Beacon database
   } finally {
-    await database.close();
+    client.close();
   }
+}
+
+async function fileExists(path: string): Promise<boolean> {
+  const { stat } = await import("node:fs/promises");
+  return await stat(path).then(() => true, () => false);
 }
 
 if (import.meta.main) {
