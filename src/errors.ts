@@ -113,6 +113,27 @@ export function stackless(): number {
   return limit;
 }
 
+/**
+ * The intake's own refusal, protocol-neutral like {@linkcode StorageError} and
+ * {@linkcode OutcomeUnknownError}: the sender reused an idempotency key with other content
+ * (docs/protocol-0.1.md §4.5). The native surface answers `422 idempotency_key_reused`; the A2A
+ * surface never meets it (its key already names the content, so a match always replays).
+ */
+export class IdempotencyKeyReusedError extends Error {
+  /** An expected outcome: made without a stack, as every refusal is. */
+  constructor() {
+    const limit = stackless();
+    super("The idempotency key was used with other content");
+    Error.stackTraceLimit = limit;
+    this.name = "IdempotencyKeyReusedError";
+  }
+}
+
+/** Whether a thrown value is an expected refusal (logged as refused, not reported as a fault). */
+export function isRefusal(error: unknown): boolean {
+  return error instanceof BeaconError || error instanceof IdempotencyKeyReusedError;
+}
+
 /** The storage layer failed; callers answer `503 unavailable` and no receipt. */
 export class StorageError extends Error {
   /** Wraps the underlying error as `cause`, which is logged by nobody and sent to nobody. */
@@ -171,6 +192,7 @@ export function errorResponse(code: ErrorCode, options: ErrorResponseOptions = {
 /** The code a thrown value maps to. Total: anything unknown is `internal`. */
 export function codeForError(error: unknown): ErrorCode {
   if (error instanceof BeaconError) return error.code;
+  if (error instanceof IdempotencyKeyReusedError) return "idempotency_key_reused";
   if (error instanceof OutcomeUnknownError) return "outcome_unknown";
   if (error instanceof StorageError) return "unavailable";
   return "internal";

@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { BeaconError, OutcomeUnknownError, stackless, StorageError } from "../errors.ts";
+import { OutcomeUnknownError, stackless, StorageError } from "../errors.ts";
 
 /** `@type` of a `google.rpc.ErrorInfo` in the ProtoJSON `Any` form (A2A §9.5). */
 export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
@@ -257,9 +257,8 @@ export function failureKindOf(error: unknown): FailureKind {
   if (error instanceof A2AFailure) return error.kind;
   if (error instanceof OutcomeUnknownError) return "outcomeUnknown";
   if (error instanceof StorageError) return "unavailable";
-  // The A2A path asks the intake to replay on any key match, so it never sees
-  // `idempotency_key_reused`; were it to, it would be a defect, answered as internal.
-  if (error instanceof BeaconError && error.code === "unavailable") return "unavailable";
+  // The A2A path asks the intake to replay on any key match, so it never meets an
+  // IdempotencyKeyReusedError; were it to, it would be a defect, answered as internal.
   return "internal";
 }
 

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { BeaconError, StorageError } from "../errors.ts";
+import { IdempotencyKeyReusedError, StorageError } from "../errors.ts";
 import type {
   NewSubmission,
   ReceiptSigner,
@@ -176,7 +176,7 @@ export class Intake {
 
   /**
    * Stores the submission and returns its receipt; `replayed` is true when an earlier receipt is
-   * returned for a retry. Throws `BeaconError("idempotency_key_reused")` for a reused key with
+   * returned for a retry. Throws {@linkcode IdempotencyKeyReusedError} for a reused key with
    * other content (only under the `"same-bytes"` rule) and `StorageError` when the database fails.
    *
    * Idempotency keys live in one space per surface and source: a native `Idempotency-Key` never
@@ -224,7 +224,7 @@ export class Intake {
   ): Promise<Accepted> {
     const sameBytes = storedDigest === digest && first.receipt.kind === input.kind;
     if (!sameBytes && input.idempotencyReplay !== "any") {
-      throw new BeaconError("idempotency_key_reused");
+      throw new IdempotencyKeyReusedError();
     }
     // The first receipt's own signature, as stored with its row. A row stored before receipt
     // signatures were stored (migration 9) has none: its receipt is signed again in the single

@@ -1,12 +1,12 @@
 /**
  * The last line of the error mapping: anything thrown below becomes a native error response
  * through {@linkcode responseForError}, which never exposes an unknown error's message or stack.
- * Unexpected errors (anything but a {@linkcode BeaconError} refusal) go to the operator's
+ * Unexpected errors (anything but an expected refusal, `isRefusal` in src/errors.ts) go to the operator's
  * `onError` hook (for logs), never to the client.
  *
  * @module
  */
-import { BeaconError, codeForError, responseForError } from "../errors.ts";
+import { codeForError, isRefusal, responseForError } from "../errors.ts";
 import type { Middleware, RequestLog } from "./compose.ts";
 
 /**
@@ -51,7 +51,7 @@ export function errorBoundary(onError: ((error: unknown) => void) | undefined): 
     try {
       return await next();
     } catch (error) {
-      recordFailure(context, error, codeForError(error), error instanceof BeaconError, onError);
+      recordFailure(context, error, codeForError(error), isRefusal(error), onError);
       return responseForError(error);
     }
   };

@@ -13,7 +13,12 @@ import {
   invalidParams,
   toJsonRpcError,
 } from "../../src/a2a/errors.ts";
-import { BeaconError, OutcomeUnknownError, StorageError } from "../../src/errors.ts";
+import {
+  BeaconError,
+  IdempotencyKeyReusedError,
+  OutcomeUnknownError,
+  StorageError,
+} from "../../src/errors.ts";
 
 Deno.test("FAILURES has the A2A §5.4 and JSON-RPC 2.0 codes with UPPER_SNAKE reasons", () => {
   const expected: Record<FailureKind, [number, string]> = {
@@ -99,7 +104,7 @@ Deno.test("toJsonRpcError() never exposes an unknown error's message", () => {
 });
 
 Deno.test("toJsonRpcError() has no MESSAGE_ID_REUSED: a reused key cannot reach the A2A path", () => {
-  const error = toJsonRpcError(new BeaconError("idempotency_key_reused"));
+  const error = toJsonRpcError(new IdempotencyKeyReusedError());
   assertStrictEquals(error.code, -32603);
   assertStrictEquals(error.data[0].reason, "INTERNAL");
   assertEquals(error.data[0].metadata, {});
@@ -108,7 +113,9 @@ Deno.test("toJsonRpcError() has no MESSAGE_ID_REUSED: a reused key cannot reach 
     toJsonRpcError(new BeaconError("too_large", "custom")).message,
     "Internal error",
   );
-  assertStrictEquals(failureKindOf(new BeaconError("unavailable")), "unavailable");
+  // A native refusal is not a protocol-neutral fact: only the intake's own errors map here.
+  assertStrictEquals(failureKindOf(new BeaconError("unavailable")), "internal");
+  assertStrictEquals(failureKindOf(new StorageError()), "unavailable");
 });
 
 Deno.test("invalidParams() names the field and states the problem", () => {
