@@ -141,9 +141,15 @@ function checkRemoteDatabaseUrl(url: string): void {
   }
 }
 
-function integer(name: string, text: string, min: number, max: number): number {
+function integer(
+  name: string,
+  text: string,
+  min: number,
+  max: number,
+  what = "an integer",
+): number {
   if (!/^[0-9]{1,6}$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new StartupError(`Cannot start: ${name} must be an integer from ${min} to ${max}`);
+    throw new StartupError(`Cannot start: ${name} must be ${what} from ${min} to ${max}`);
   }
   return Number(text);
 }
@@ -152,11 +158,7 @@ const INTERVAL_UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h
 
 /** A deadline variable (`BEACON_DATABASE_TIMEOUT_MS`, `BEACON_BODY_TIMEOUT_MS`): whole ms, 100 to 600000. */
 function deadlineMs(name: string, value: string): number {
-  const ms = /^[0-9]{1,7}$/.test(value) ? Number(value) : NaN;
-  if (!(ms >= 100 && ms <= 600_000)) {
-    throw new StartupError(`Cannot start: ${name} must be milliseconds from 100 to 600000`);
-  }
-  return ms;
+  return integer(name, value, 100, 600_000, "milliseconds");
 }
 
 /** `BEACON_CHECKPOINT_INTERVAL`: `off`, or a whole number of `s`, `m` or `h` from 1 s to 24 h. */
