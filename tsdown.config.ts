@@ -12,7 +12,14 @@ export default {
     server: "src/adapter/node/server.ts",
     // Loaded by URL at run time by src/store/writer_thread.ts, so it is an entry of its own.
     writer_worker: "src/store/writer_worker.ts",
+    // The reviewer's tool (review/): the `beacon-review` bin is its launcher, which runs
+    // review.mjs under Node's permission model.
+    "beacon-review": "review/launch_node.ts",
+    review: "review/node.ts",
   },
+  // The console's script and stylesheet, read at run time from `./static/` beside the module
+  // that serves them (review/console/serve.ts), which is bundled into dist/.
+  copy: [{ from: "review/console/static/*", to: "dist/static" }],
   format: "esm",
   platform: "node",
   target: "node20",
@@ -20,7 +27,17 @@ export default {
   dts: true,
   clean: true,
   // Runtime dependencies stay imports resolved from node_modules (the native libSQL binding).
-  deps: { neverBundle: [/^@libsql\//, /^libsql$/, /^@noble\//, /^valibot$/, /^@valibot\//] },
+  deps: {
+    neverBundle: [
+      /^@libsql\//,
+      /^libsql$/,
+      /^@noble\//,
+      /^valibot$/,
+      /^@valibot\//,
+      /^get-east-asian-width$/,
+      /^unhomoglyph$/,
+    ],
+  },
   // Shared chunks sit beside the entries (the worker URL above is relative to its chunk).
   outputOptions: { chunkFileNames: "beacon-[hash].mjs" },
   // The writer thread's worker is referenced as "./writer_worker.ts" next to its module; in

@@ -2,13 +2,13 @@
 // tools/build/, installed on first use) only when its inputs changed since the last build, so a
 // start on an unchanged tree neither rebuilds nor prints tsdown's output (issue 20). The inputs
 // are mod.ts, tsdown.config.ts, package.json, tools/build/package-lock.json (the build tools'
-// versions) and every .ts and .json file under src/; their digest is kept in
+// versions) and every .ts, .json, .js and .css file under src/ and review/ (its tests aside); their digest is kept in
 // dist/.beacon-build-stamp. Plain Node (no Deno, no TypeScript): it runs on a Node-only machine.
 // `--force` builds whatever the stamp says (`npm run build`, `npm pack`).
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import process from "node:process";
 import { buildTool } from "./build_tools.mjs";
 
@@ -26,11 +26,13 @@ function inputsDigest() {
   const walk = (folder) => {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       const path = `${folder}/${entry.name}`;
-      if (entry.isDirectory()) walk(path);
-      else if (/\.(ts|json)$/.test(entry.name)) files.push(path);
+      if (entry.isDirectory()) {
+        if (entry.name !== "tests") walk(path);
+      } else if (/\.(ts|json|js|css)$/.test(entry.name)) files.push(path);
     }
   };
   walk(`${root}/src`);
+  walk(`${root}/review`);
   files.sort();
   const hash = createHash("sha256");
   for (const file of files) hash.update(file.slice(root.length)).update(readFileSync(file));
@@ -45,8 +47,16 @@ function built() {
   }
 }
 
-const digest = inputsDigest();
-if (process.argv.includes("--force") || built() !== digest) {
+/**
+ * Builds dist/ when its inputs changed since the last build (or always, with `force`), and
+ * exits the process with a one-line message when it cannot.
+ *
+ * @param {{ force?: boolean, quiet?: boolean }} options `quiet`: tsdown's report goes to stderr,
+ *   for a caller whose stdout is its own output (review/launch.mjs).
+ */
+export function buildPackage({ force = false, quiet = false } = {}) {
+  const digest = inputsDigest();
+  if (!force && built() === digest) return;
   let tsdown;
   try {
     tsdown = buildTool("tsdown");
@@ -54,10 +64,15 @@ if (process.argv.includes("--force") || built() !== digest) {
     console.error(`Cannot build the package: ${error.message}`);
     process.exit(1);
   }
-  const result = spawnSync(tsdown, [], { cwd: root, stdio: "inherit" });
+  const stdio = quiet ? ["ignore", 2, 2] : "inherit";
+  const result = spawnSync(tsdown, [], { cwd: root, stdio });
   if (result.status !== 0) {
     console.error("Cannot build the package: tsdown failed");
     process.exit(result.status ?? 1);
   }
   writeFileSync(stamp, digest + "\n");
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  buildPackage({ force: process.argv.includes("--force") });
 }

@@ -1,4 +1,4 @@
-// Checks that mod.ts and src/ use only erasable TypeScript syntax (TypeScript's
+// Checks that mod.ts, src/ and review/ (its tests aside) use only erasable TypeScript syntax (TypeScript's
 // `erasableSyntaxOnly`: no enums, namespaces, parameter properties or other syntax with run-time
 // semantics), so Node ≥ 22.18 could run the sources by stripping types. Uses the TypeScript
 // compiler from tools/build/ (installed on first use). Prints each offending place and exits 1,
@@ -19,11 +19,13 @@ const files = [`${root}mod.ts`];
 const walk = (folder) => {
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
     const path = `${folder}/${entry.name}`;
-    if (entry.isDirectory()) walk(path);
-    else if (entry.name.endsWith(".ts")) files.push(path);
+    if (entry.isDirectory()) {
+      if (entry.name !== "tests") walk(path); // review/tests/ runs on Deno only
+    } else if (entry.name.endsWith(".ts")) files.push(path);
   }
 };
 walk(`${root}src`);
+walk(`${root}review`);
 
 // Only the syntax matters here, not types: nothing is resolved, and only the diagnostic
 // "This syntax is not allowed when 'erasableSyntaxOnly' is enabled" (TS1294) counts.

@@ -1,6 +1,8 @@
 /**
- * The Beacon's Ed25519 signatures: its key (`key.ts`), signed receipts (`receipt.ts`) and
- * signed checkpoints (`checkpoint.ts`). WebCrypto only, so it runs on every supported runtime.
+ * The Beacon's Ed25519 signatures: its key (`key.ts`), signed receipts (`receipt.ts`), signed
+ * checkpoints (`checkpoint.ts`) and redaction records (`redaction.ts`), the RFC 6962 Merkle tree
+ * they commit to (`merkle.ts`), and the encodings digests and signatures travel in (`bytes.ts`).
+ * This is also the public face the reviewer's package (`review/`) imports them through.
  *
  * @example Sign and verify a receipt
  * ```ts
@@ -62,3 +64,12 @@ export {
   signRedaction,
   verifyRedaction,
 } from "./redaction.ts";
+export {
+  type LeafFields,
+  leafHash,
+  MerkleAccumulator,
+  rootFromPath,
+  submissionLeafData,
+  treeRoot,
+} from "./merkle.ts";
+export { base64, base64url, fromBase64url, fromHex, hex, sha256, sha256Digest } from "../bytes.ts";

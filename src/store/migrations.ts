@@ -98,10 +98,10 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     name: "review events and checkpoints",
-    // The review side (src/review/): a reviewer's decision is an appended event, never an
+    // The review side (review/): a reviewer's decision is an appended event, never an
     // update, so the history of who decided what stays intact; the latest event is the status.
     // Checkpoints record RFC 6962 §2.1 Merkle tree heads over the submissions, signed with the
-    // Beacon's Ed25519 key, so later tampering with earlier rows is detectable (src/review/
+    // Beacon's Ed25519 key, so later tampering with earlier rows is detectable (review/
     // verify.ts). Both tables are append-only like the submissions they describe.
     statements: [
       `CREATE TABLE IF NOT EXISTS review_events (
@@ -157,7 +157,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 5,
     name: "review queue events, redaction records, review search index",
-    // The review side (src/review/, docs/review.md).
+    // The review side (review/, docs/review.md).
     //
     // Review events gain a "new" status (set an item back), a "follow-up" status, note-only
     // events (status NULL) and `supersedes`, so a note is corrected by a new event, never an

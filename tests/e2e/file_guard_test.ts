@@ -8,7 +8,7 @@
  */
 import { createClient } from "@libsql/client";
 import { assert, assertEquals, assertRejects } from "../support/assert.ts";
-import { review } from "../support/review.ts";
+import { review } from "../../review/tests/support.ts";
 import { type ServerProcess, startServer } from "../support/server.ts";
 
 const SUBMIT = "/beacon/0.1/submissions";

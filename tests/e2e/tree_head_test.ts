@@ -16,7 +16,7 @@ import { type Beacon, createBeacon } from "../../src/beacon.ts";
 import { configFromEnvironment } from "../../src/start/config.ts";
 import { encodeSeed, signCheckpoint, signingKeyFromSeed } from "../../src/signing/mod.ts";
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
-import { fill, review, type TempDatabase, tempDatabase, text } from "../support/review.ts";
+import { fill, review, type TempDatabase, tempDatabase, text } from "../../review/tests/support.ts";
 import { type ServerProcess, startServer } from "../support/server.ts";
 import { startSqld } from "../support/sqld.ts";
 import { checkpointSizes, submitText as submit } from "../support/tree_heads.ts";

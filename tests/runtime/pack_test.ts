@@ -3,8 +3,9 @@
  * and `attw --profile esm-only` find clean; it installs into a fresh project where
  * `import { createBeacon } from "@beacon/beacon"` answers a submission with an embedded database
  * on Node and on Bun, and a strict TypeScript consumer (`module`/`moduleResolution: nodenext`)
- * type-checks against its real types, a misspelt option being a type error. Also: the sources
- * are erasable TypeScript only (item 5).
+ * type-checks against its real types, a misspelt option being a type error; and its
+ * `beacon-review` bin reads that store (issue 23). Also: the sources are erasable TypeScript only
+ * (item 5).
  */
 import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { build } from "../../scripts/build.ts";
@@ -134,6 +135,7 @@ Deno.test("npm pack: the tarball lints clean and embeds on Node and Bun, with re
       "npm install of the tarball",
     );
     await Deno.writeTextFile(`${project}/consumer.mjs`, CONSUMER_JS);
+    const stored: { data: string; receipt: string }[] = [];
     for (
       const [runtime, executable] of [
         ["node", await nodeExecutable()],
@@ -146,6 +148,35 @@ Deno.test("npm pack: the tarball lints clean and embeds on Node and Bun, with re
       assertStrictEquals(result.status, 202, `${runtime}: the submission was accepted`);
       assert(typeof result.receipt === "string" && result.receipt.length > 0, "a receipt id");
       assertStrictEquals(result.adapters.join(), "function,function");
+      stored.push({ data, receipt: result.receipt });
+    }
+
+    // The reviewer's tool from the tarball (issue 23): its bin, under Node's permission model,
+    // reads what the consumer stored, and the console's files were packed beside it.
+    const { data, receipt } = stored[0];
+    const listed = ok(
+      await run(
+        "npx",
+        ["--no", "beacon-review", "list", "--database", `file:${data}/beacon.db`],
+        project,
+      ),
+      "npx beacon-review list",
+    );
+    assert(listed.includes(receipt.slice(0, 12)), listed);
+    const shown = ok(
+      await run("npx", [
+        "--no",
+        "beacon-review",
+        "show",
+        receipt,
+        "--database",
+        `file:${data}/beacon.db`,
+      ], project),
+      "npx beacon-review show",
+    );
+    assertMatch(shown, /Hello from a fresh project\./);
+    for (const file of ["console.js", "console.css"]) {
+      await Deno.stat(`${project}/node_modules/@beacon/beacon/dist/static/${file}`);
     }
 
     await Deno.writeTextFile(`${project}/consumer.ts`, CONSUMER_TS);

@@ -5,9 +5,9 @@
  * too. The Workers tool folder, whose bundle is built from the same sources, pins the same
  * versions. Nothing but what runs is a dependency.
  */
-import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
+import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { ROOT } from "../../scripts/tools.ts";
-import { sourceImports } from "../support/imports.ts";
+import { bareImports, sourceImports } from "../support/imports.ts";
 
 const readJson = async (path: string) => JSON.parse(await Deno.readTextFile(`${ROOT}/${path}`));
 const denoJson = await readJson("deno.json");
@@ -16,8 +16,11 @@ const packageLock = await readJson("package-lock.json");
 const workers = await readJson("tools/workers/package.json");
 const workersLock = await readJson("tools/workers/package-lock.json");
 
-/** Every bare npm import of the runtime code (mod.ts and src/ outside the review tool). */
-const runtimeImports = () => sourceImports(["review"]);
+/** Every bare npm import of the server's code (mod.ts and src/). */
+const serverImports = () => sourceImports();
+
+/** Every bare npm import of the reviewer's tool (review/, its tests aside), the `bin`. */
+const reviewImports = () => bareImports(["review"], ["tests"]);
 
 function npmPackage(specifier: string): { name: string; version: string } {
   const match = /^npm:(@?[^@/]+(?:\/[^@/]+)?)@([^/]+)/.exec(specifier);
@@ -32,16 +35,28 @@ Deno.test("package.json has deno.json's name and version", () => {
 });
 
 Deno.test("package.json pins every runtime npm import at deno.json's version, and nothing else", async () => {
-  const expected: Record<string, string> = {};
-  for (const bare of await runtimeImports()) {
-    const specifier = denoJson.imports?.[bare];
-    assert(specifier !== undefined, `deno.json maps ${bare}`);
-    const { name, version } = npmPackage(specifier);
-    expected[name] = version;
-  }
-  assertEquals(packageJson.dependencies, expected, "dependencies are exactly what runs");
+  const pinned = (imports: Set<string>) => {
+    const expected: Record<string, string> = {};
+    for (const bare of imports) {
+      const specifier = denoJson.imports?.[bare];
+      assert(specifier !== undefined, `deno.json maps ${bare}`);
+      const { name, version } = npmPackage(specifier);
+      expected[name] = version;
+    }
+    return expected;
+  };
+  const server = pinned(await serverImports());
+  const expected = { ...server, ...pinned(await reviewImports()) };
+  assertEquals(
+    Object.fromEntries(Object.entries(packageJson.dependencies).sort()),
+    Object.fromEntries(Object.entries(expected).sort()),
+    "dependencies are exactly what runs: the server and the reviewer's tool",
+  );
   for (const [name, version] of Object.entries(expected)) {
     assertStrictEquals(packageLock.packages?.[`node_modules/${name}`]?.version, version, name);
+  }
+  // The Worker bundle is the server alone.
+  for (const [name, version] of Object.entries(server)) {
     assertStrictEquals(workers.dependencies?.[name], version, `tools/workers ${name}`);
     assertStrictEquals(workersLock.packages?.[`node_modules/${name}`]?.version, version, name);
   }
@@ -67,7 +82,7 @@ async function tsdownEntries(): Promise<Record<string, string>> {
   const block = /entry:\s*\{([^}]*)\}/.exec(config);
   assert(block !== null, "tsdown.config.ts has an entry object");
   const entries: Record<string, string> = {};
-  for (const [, name, source] of block[1].matchAll(/^\s*(\w+):\s*"([^"]+)"/gm)) {
+  for (const [, name, source] of block[1].matchAll(/^\s*"?([\w-]+)"?:\s*"([^"]+)"/gm)) {
     entries[name] = source;
   }
   return entries;
@@ -82,6 +97,18 @@ Deno.test("deno.json and package.json export the same subpaths, built from the s
     assert(built !== null, `${subpath} is built into dist/`);
     assertStrictEquals(`./${entries[built[1]]}`, denoJson.exports[subpath], subpath);
   }
+});
+
+Deno.test("the reviewer's tool: a bin built from its Node launcher, a review command everywhere", async () => {
+  const entries = await tsdownEntries();
+  assertEquals(Object.keys(packageJson.bin), ["beacon-review"]);
+  const bin = /^dist\/([\w-]+)\.mjs$/.exec(packageJson.bin["beacon-review"]);
+  assert(bin !== null, "the bin is built into dist/");
+  assertStrictEquals(entries[bin[1]], "review/launch_node.ts");
+  // The launcher runs dist/review.mjs beside it, built from the Node and Bun entry.
+  assertStrictEquals(entries.review, "review/node.ts");
+  assertStrictEquals(packageJson.scripts.review, "node review/launch.mjs");
+  assertMatch(denoJson.tasks.review, / review\/launch_deno\.ts$/);
 });
 
 Deno.test("package.json's exports list types first and point into dist/", () => {

@@ -16,14 +16,18 @@ const root: { imports: Record<string, string>; tasks: Record<string, string> } =
 );
 const serve: { imports: Record<string, string> } = await readJson(SERVE_CONFIG);
 
-Deno.test("tools/serve/deno.json maps every import of src/ as the root deno.json does", async () => {
+Deno.test("tools/serve/deno.json maps every import of src/ and review/ as the root deno.json does", async () => {
   const used = await sourceImports();
+  for (const name of await bareImports(["review"], ["tests"])) used.add(name);
   for (const name of used) {
     assert(serve.imports[name] !== undefined, `tools/serve/deno.json maps ${name}`);
   }
   for (const [name, target] of Object.entries(serve.imports)) {
     assertStrictEquals(target, root.imports[name], `${name}: the same pin as the root`);
-    assert(used.has(name), `${name} is imported by src/ (else it need not be installed)`);
+    assert(
+      used.has(name),
+      `${name} is imported by src/ or review/ (else it need not be installed)`,
+    );
   }
 });
 
@@ -108,7 +112,7 @@ Deno.test("tools/test/deno.json maps what the tests import, and the root's pins"
   for (const [name, target] of Object.entries(root.imports)) {
     assertStrictEquals(test.imports[name], target, `${name}: the same pin as the root`);
   }
-  for (const name of await bareImports(["src", "tests"], ["data"], ["mod.ts"])) {
+  for (const name of await bareImports(["src", "review", "tests"], ["data"], ["mod.ts"])) {
     // The package itself, as the consumer projects tests/runtime/pack_test.ts writes import it.
     if (name.startsWith("@beacon/beacon")) continue;
     assert(test.imports[name] !== undefined, `tools/test/deno.json maps ${name}`);

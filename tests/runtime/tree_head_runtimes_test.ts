@@ -6,7 +6,7 @@
  */
 import { type RuntimeName, startRuntime } from "../../scripts/runtimes.ts";
 import { assertMatch, assertStrictEquals } from "../support/assert.ts";
-import { review } from "../support/review.ts";
+import { review } from "../../review/tests/support.ts";
 import { startSqld } from "../support/sqld.ts";
 import { checkpointSizes, submitText as submit } from "../support/tree_heads.ts";
 

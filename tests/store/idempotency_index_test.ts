@@ -9,7 +9,7 @@ import Database from "libsql";
 import { createClient } from "@libsql/client";
 import { assert, assertEquals, assertRejects } from "../support/assert.ts";
 import { startSqld } from "../support/sqld.ts";
-import { tempDatabase } from "../support/review.ts";
+import { tempDatabase } from "../../review/tests/support.ts";
 import { migrate } from "../../src/store/migrations.ts";
 import { migrateTo } from "../support/migrations.ts";
 import {

@@ -33,8 +33,12 @@ export async function bareImports(
   const walk = async (path: string) => {
     for await (const entry of Deno.readDir(path)) {
       const child = `${path}/${entry.name}`;
-      if (entry.isDirectory && !skip.includes(entry.name)) await walk(child);
-      else if (entry.name.endsWith(".ts") && !entry.name.startsWith("generate_")) {
+      // Installed packages (bench/sdk/node_modules after a bench run) are not our imports.
+      if (entry.isDirectory && !skip.includes(entry.name) && entry.name !== "node_modules") {
+        await walk(child);
+      } else if (
+        !entry.isDirectory && entry.name.endsWith(".ts") && !entry.name.startsWith("generate_")
+      ) {
         scan(await Deno.readTextFile(child));
       }
     }

@@ -1,0 +1,308 @@
+/**
+ * The web console's HTTP core: one `fetch(Request) => Promise<Response>` that refuses early and
+ * answers every route through one door (`harden`), so no answer can miss the security headers.
+ *
+ * Access (checked in this order, before any route runs):
+ *
+ * 1. `Host` must be exactly the address the console listens on, so a DNS-rebinding page on
+ *    another name cannot reach it.
+ * 2. A random access token, printed once with the URL to open (as Jupyter does), in the URL's
+ *    fragment: `http://127.0.0.1:PORT/#token=T`. A browser never sends the fragment to any
+ *    server (RFC 3986 §3.5), so the token is in no request line, log or `Referer`. The page
+ *    script moves it to `sessionStorage` (bound to this origin, port included: RFC 6454),
+ *    clears the fragment, and sends it as `Authorization: Bearer T` on every API call. No
+ *    cookie is ever set: cookies are not bound to a port (RFC 6265 §8.5), so a cookie for
+ *    127.0.0.1 would go to every other server on 127.0.0.1 as well. The page shell and its two
+ *    static files hold no data and are served without the token; every `/api/` route answers
+ *    401 without it. The token is compared in constant time and never logged.
+ * 3. State-changing requests (`POST`) also need an `Origin` that is the console's own and the
+ *    CSRF token of a page the console served (in the page's `<meta name="csrf-token">`, sent
+ *    back as `X-CSRF-Token`), and a JSON body.
+ *
+ * Every answer carries a strict Content Security Policy (`default-src 'none'`; scripts, styles
+ * and `fetch` only from the console itself; no inline script or style, no `eval`; no frames,
+ * images, fonts or media from anywhere), `Referrer-Policy: no-referrer`, `nosniff`, and
+ * `Cache-Control: no-store`. The page renders submitted text only with `textContent`.
+ *
+ * @module
+ */
+import { base64url } from "../../src/signing/mod.ts";
+import { type ConsoleApi, RequestError } from "./api.ts";
+
+/** The Content Security Policy of every answer. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'none'",
+  "font-src 'none'",
+  "media-src 'none'",
+  "object-src 'none'",
+  "frame-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const SECURITY_HEADERS: Record<string, string> = {
+  "content-security-policy": CONTENT_SECURITY_POLICY,
+  "referrer-policy": "no-referrer",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-resource-policy": "same-origin",
+  "cache-control": "no-store",
+};
+
+/** Largest JSON body accepted. */
+const MAX_BODY = 16 * 1024;
+/** CSRF tokens of pages served, newest kept. */
+const MAX_PAGES = 64;
+
+/** The static files, read once at start. */
+export interface StaticFiles {
+  readonly "console.js": string;
+  readonly "console.css": string;
+}
+
+/** What the handler needs. */
+export interface ConsoleOptions {
+  /** `host:port` the console listens on, as the browser sends it in `Host`. */
+  readonly authority: string;
+  /** The access token. */
+  readonly token: string;
+  /** The JSON views and actions. */
+  readonly api: ConsoleApi;
+  /** The static files. */
+  readonly files: StaticFiles;
+}
+
+/**
+ * A fresh access or CSRF token: 32 random bytes, base64url.
+ *
+ * @returns The token.
+ */
+export function randomToken(): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+function sameText(a: string, b: string): boolean {
+  // Constant time in the length of `b` (the secret), whatever `a` is.
+  let difference = a.length ^ b.length;
+  for (let i = 0; i < b.length; i++) difference |= (a.charCodeAt(i) | 0) ^ b.charCodeAt(i);
+  return difference === 0;
+}
+
+function harden(response: Response): Response {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+    response.headers.set(name, value);
+  }
+  return response;
+}
+
+function text(status: number, body: string, headers: Record<string, string> = {}): Response {
+  return new Response(body, {
+    status,
+    headers: { "content-type": "text/plain; charset=utf-8", ...headers },
+  });
+}
+
+/**
+ * A JSON answer.
+ *
+ * @param status The status.
+ * @param body A JSON value.
+ * @returns The response (hardened by the caller's door).
+ */
+export function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8" },
+  });
+}
+
+const EXPORT_TYPES = {
+  ndjson: "application/x-ndjson; charset=utf-8",
+  csv: "text/csv; charset=utf-8; header=present",
+} as const;
+
+/** An export, streamed as it is read, as an attachment (the page saves it through a Blob). */
+async function exported(api: ConsoleApi, params: URLSearchParams): Promise<Response> {
+  const { format, chunks } = await api.export(params);
+  const encoder = new TextEncoder();
+  const iterator = chunks[Symbol.asyncIterator]();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await iterator.next();
+      if (done) controller.close();
+      else controller.enqueue(encoder.encode(value));
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+  return new Response(body, {
+    headers: {
+      "content-type": EXPORT_TYPES[format],
+      "content-disposition": `attachment; filename="beacon-export.${format}"`,
+    },
+  });
+}
+
+function page(csrf: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="csrf-token" content="${csrf}">
+<title>Beacon review console</title>
+<link rel="stylesheet" href="/static/console.css">
+<script type="module" src="/static/console.js"></script>
+</head>
+<body>
+<header class="topbar">
+  <h1>Beacon review</h1>
+  <p id="counts" aria-live="polite"></p>
+  <section id="integrity" aria-label="Integrity"></section>
+  <button type="button" id="help-button" aria-keyshortcuts="?">Keys</button>
+</header>
+<details id="filter-panel" open>
+<summary>Filters and export</summary>
+<form id="filters" aria-label="Filters">
+  <label>Status <select name="status">
+    <option value="">queue (new first)</option><option>new</option><option>reviewed</option>
+    <option>follow-up</option><option>dismissed</option><option>escalated</option>
+  </select></label>
+  <label>Surface <select name="surface"><option value="">any</option><option>native</option>
+    <option>a2a</option></select></label>
+  <label>Kind <select name="kind"><option value="">any</option><option>structured</option>
+    <option>unstructured</option></select></label>
+  <label>Signed <select name="signed"><option value="">any</option><option value="yes">signed</option>
+    <option value="no">unsigned</option></select></label>
+  <label>Intent <input name="intent" maxlength="200" autocomplete="off"></label>
+  <label>Sender <input name="sender" maxlength="200" autocomplete="off"></label>
+  <label>Source hash <input name="source" maxlength="128" autocomplete="off"></label>
+  <label>Since <input name="since" placeholder="2025-06-01 or 24h" maxlength="40" autocomplete="off"></label>
+  <label>Until <input name="until" placeholder="2025-06-02" maxlength="40" autocomplete="off"></label>
+  <label class="wide">Search <input name="q" type="search" maxlength="200" autocomplete="off" aria-keyshortcuts="/"></label>
+  <div class="form-actions">
+    <button type="submit" class="primary">Apply filters</button>
+    <button type="button" id="export-ndjson">Export NDJSON</button>
+    <button type="button" id="export-csv">Export CSV</button>
+    <span id="search-mode"></span>
+  </div>
+</form>
+</details>
+<main>
+  <nav aria-label="Queue">
+    <div class="nav-head">
+      <div class="list-head">
+        <span id="shown"></span>
+        <button type="button" id="select-all">Select all shown</button>
+      </div>
+      <div id="bulk" role="toolbar" aria-label="Bulk actions" hidden></div>
+    </div>
+    <ol id="queue"></ol>
+    <button type="button" id="more">Load more</button>
+  </nav>
+  <article id="item" aria-label="Submission" tabindex="-1">
+    <p class="empty">Loading the queue…</p>
+  </article>
+</main>
+<footer>
+  <div id="legend" aria-label="Keyboard shortcuts"></div>
+  <div id="status" role="status" aria-live="polite"></div>
+</footer>
+<dialog id="help" aria-label="Keyboard shortcuts"></dialog>
+</body>
+</html>
+`;
+}
+
+/**
+ * The console's request handler.
+ *
+ * @param options Address, token, API and files.
+ * @returns The handler.
+ */
+export function consoleHandler(options: ConsoleOptions): (request: Request) => Promise<Response> {
+  const origin = `http://${options.authority}`;
+  const pages: string[] = [];
+  const authorised = (request: Request) => {
+    const match = /^Bearer ([A-Za-z0-9_-]{1,64})$/.exec(request.headers.get("authorization") ?? "");
+    return match !== null && sameText(match[1], options.token);
+  };
+  const route = async (request: Request): Promise<Response> => {
+    if (request.headers.get("host") !== options.authority) return text(401, "unauthorized");
+    const url = new URL(request.url);
+    if (url.searchParams.has("token")) {
+      // The old form of the link: the token would be in the request line and the history.
+      return text(
+        400,
+        "the token goes in the fragment: open the URL review serve printed (#token=)",
+      );
+    }
+    if (request.method === "GET") {
+      if (url.pathname === "/") {
+        const csrf = randomToken();
+        pages.push(csrf);
+        if (pages.length > MAX_PAGES) pages.shift();
+        return new Response(page(csrf), {
+          headers: { "content-type": "text/html; charset=utf-8" },
+        });
+      }
+      if (url.pathname === "/static/console.js") {
+        return text(200, options.files["console.js"], {
+          "content-type": "text/javascript; charset=utf-8",
+        });
+      }
+      if (url.pathname === "/static/console.css") {
+        return text(200, options.files["console.css"], {
+          "content-type": "text/css; charset=utf-8",
+        });
+      }
+      if (url.pathname.startsWith("/api/")) {
+        if (!authorised(request)) return text(401, "unauthorized");
+        if (url.pathname === "/api/export") return await exported(options.api, url.searchParams);
+        return json(200, await options.api.get(url.pathname, url.searchParams));
+      }
+      return text(404, "not found");
+    }
+    if (request.method === "POST" && url.pathname.startsWith("/api/")) {
+      if (!authorised(request)) return text(401, "unauthorized");
+      const csrf = request.headers.get("x-csrf-token") ?? "";
+      if (
+        request.headers.get("origin") !== origin ||
+        !pages.some((token) => sameText(csrf, token))
+      ) {
+        return text(403, "forbidden");
+      }
+      if (!/^application\/json(;|$)/.test(request.headers.get("content-type") ?? "")) {
+        return text(415, "unsupported media type");
+      }
+      const body = await request.text();
+      if (body.length > MAX_BODY) return text(413, "too large");
+      let value: unknown;
+      try {
+        value = JSON.parse(body);
+      } catch {
+        return json(400, { error: "the body is not JSON" });
+      }
+      return json(200, await options.api.post(url.pathname, value));
+    }
+    return text(405, "method not allowed");
+  };
+  return async (request) => {
+    try {
+      return harden(await route(request));
+    } catch (error) {
+      // A refusal has a message of our own; anything else is never shown (it may hold data).
+      if (error instanceof RequestError) {
+        return harden(json(error.status, { error: error.message }));
+      }
+      return harden(json(500, { error: "internal error" }));
+    }
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * `review serve`: the web console, a small server of its own on `127.0.0.1` (app.ts is its
+ * HTTP core, api.ts its views and actions, static/ its script and style). It prints one line
+ * with the URL to open, holding the access token, and runs until SIGINT or SIGTERM.
+ *
+ * `--trust PUBLIC_KEY` (repeatable) is passed to the page's `verify`, as for `review verify`, and
+ * the first one is the key receipts are checked against.
+ *
+ * Another bind address is refused unless `--allow-non-loopback` says so, with a warning: the
+ * console shows every submission to whoever holds the token, over plain HTTP.
+ *
+ * @module
+ */
+import { readFile } from "node:fs/promises";
+import { databaseConfig, openForAppending } from "../database.ts";
+import { CliError, type Context } from "../io.ts";
+import { integerOption, type OptionValues } from "../options.ts";
+import { prepareSearch } from "../search.ts";
+import { configuredKey, storedPublicKey, verifyCommand } from "../verify.ts";
+import { ConsoleApi } from "./api.ts";
+import { consoleHandler, randomToken, type StaticFiles } from "./app.ts";
+
+/** The options of `serve`. */
+export const SERVE_OPTIONS = {
+  port: { type: "string" },
+  hostname: { type: "string" },
+  "allow-non-loopback": { type: "boolean" },
+  reviewer: { type: "string" },
+  trust: { type: "string", multiple: true },
+} as const;
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|\[::1\])$/;
+
+/**
+ * The script and the stylesheet, read at start. In the npm package's build they sit in
+ * `dist/static/` beside the bundled module (tsdown.config.ts copies them), the same place
+ * relative to this code as in the sources.
+ */
+async function readFiles(): Promise<StaticFiles> {
+  const read = (name: string) => readFile(new URL(`./static/${name}`, import.meta.url), "utf8");
+  return { "console.js": await read("console.js"), "console.css": await read("console.css") };
+}
+
+/** A context whose stdout collects lines, for running `verify` from the page. */
+function capture(context: Context): { context: Context; lines: string[] } {
+  const lines: string[] = [];
+  const output = {
+    write: (text: string) => {
+      lines.push(...text.replace(/\n$/, "").split("\n"));
+      return Promise.resolve();
+    },
+    line: (text = "") => {
+      lines.push(...text.split("\n"));
+      return Promise.resolve();
+    },
+  };
+  return {
+    context: { ...context, stdout: output, stderr: output, progress: undefined },
+    lines,
+  };
+}
+
+/**
+ * Runs `serve`.
+ *
+ * @param context Outputs, environment, clock.
+ * @param values Parsed options.
+ * @returns The exit status, once stopped.
+ */
+export async function serveCommand(context: Context, values: OptionValues): Promise<number> {
+  const hostname = (values.hostname as string | undefined) ?? "127.0.0.1";
+  if (!LOOPBACK.test(hostname)) {
+    if (values["allow-non-loopback"] !== true) {
+      throw new CliError(
+        `Cannot serve on ${hostname}: the console binds to 127.0.0.1 only, unless ` +
+          "--allow-non-loopback says otherwise",
+        2,
+      );
+    }
+    await context.stderr.line(
+      `warning: serving on ${hostname}: anyone who can reach it and holds the token sees every ` +
+        "submission, over plain HTTP",
+    );
+  }
+  const port = values.port === undefined ? 0 : integerOption(values, "port", 0, 65535);
+  const reviewer = (values.reviewer as string | undefined) ?? context.env("BEACON_REVIEWER") ??
+    "console";
+  const serve = context.serve;
+  if (serve === undefined) throw new CliError("Cannot serve: this runtime has no HTTP server", 1);
+  const config = databaseConfig(values.database as string, context.env);
+  const files = await readFiles();
+  const database = await openForAppending(config, context.now);
+  try {
+    const key = await configuredKey(context);
+    const trusted = (values.trust as string[] | undefined) ?? [];
+    const publicKey = trusted[0] ?? key?.publicKey ?? await storedPublicKey(database);
+    const search = await prepareSearch(database.client);
+    const api = new ConsoleApi({
+      database,
+      search,
+      reviewer,
+      key,
+      publicKey,
+      now: context.now,
+      verify: async () => {
+        const run = capture(context);
+        const code = await verifyCommand(run.context, {
+          database: values.database,
+          "no-checkpoint": true,
+          trust: trusted.length === 0 ? undefined : trusted,
+          width: "200",
+        });
+        return { code, lines: run.lines };
+      },
+    });
+    const token = randomToken();
+    // The handler needs the port the system chose; until the line below sets it (before the
+    // URL is printed, so before anyone can know where to connect), every request gets a 503.
+    let handler: (request: Request) => Promise<Response> = () =>
+      Promise.resolve(new Response(null, { status: 503 }));
+    const server = await serve({ hostname, port }, (request) => handler(request));
+    const host = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
+    const authority = `${host}:${server.port}`;
+    handler = consoleHandler({ authority, token, api, files });
+    await context.stdout.line(`Beacon review console: http://${authority}/#token=${token}`);
+    await server.finished;
+    return 0;
+  } finally {
+    await database.close();
+  }
+}

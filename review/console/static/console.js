@@ -1,0 +1,700 @@
+// The Beacon review console's page script. Every piece of submitted text arrives from the
+// console's own server as segments the shared renderer made inert (review/render.ts), and
+// goes into the page with textContent only: nothing is ever parsed as markup, and there are no
+// templates, links or images.
+// Requests go to the console's own origin only (CSP connect-src 'self').
+
+const csrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
+
+// The access token arrives in the URL fragment, which no browser sends to a server. It is kept
+// in sessionStorage (this origin and port only, this tab only), the fragment is cleared, and it
+// goes out only as a request header to this origin. Never in a cookie: cookies are not bound to
+// a port, so any other server on 127.0.0.1 would receive them.
+const TOKEN_KEY = "beacon-console-token";
+const fromFragment = new URLSearchParams(location.hash.slice(1)).get("token");
+if (fromFragment !== null) {
+  sessionStorage.setItem(TOKEN_KEY, fromFragment);
+  history.replaceState(null, "", location.pathname);
+}
+const accessToken = sessionStorage.getItem(TOKEN_KEY) ?? "";
+const queueList = document.getElementById("queue");
+const itemView = document.getElementById("item");
+const statusBar = document.getElementById("status");
+const filtersForm = document.getElementById("filters");
+const filterPanel = document.getElementById("filter-panel");
+const moreButton = document.getElementById("more");
+const bulkBar = document.getElementById("bulk");
+const helpDialog = document.getElementById("help");
+
+/**
+ * What the page holds. `ids` mirrors `items` so a page that overlaps what is shown (an item
+ * marked since moved from the new phase of the queue to the done phase) adds nothing twice.
+ * `chosen` is the bulk selection, by id. `generation` grows with each fresh load of the queue,
+ * so an answer to an older request is dropped; `loading` is the one page load in flight, which
+ * every caller shares; `view` numbers item requests, so only the latest one is drawn; `busy`
+ * is set while marks are being recorded, so a key held down marks each item once.
+ */
+const state = {
+  items: [],
+  ids: new Set(),
+  chosen: new Set(),
+  selected: -1,
+  next: null,
+  item: null,
+  generation: 0,
+  loading: null,
+  view: 0,
+  busy: false,
+};
+
+/** The statuses, each with its key and button (one table for keys, buttons, legend, help). */
+const STATUSES = [
+  { status: "reviewed", key: "r", label: "Mark reviewed", short: "reviewed" },
+  { status: "follow-up", key: "f", label: "Mark for follow-up", short: "follow-up" },
+  { status: "dismissed", key: "d", label: "Mark dismissed", short: "dismissed" },
+  { status: "escalated", key: "e", label: "Mark escalated", short: "escalated" },
+  { status: "new", key: "u", label: "Back to new", short: "back to new" },
+];
+
+/** Every key the page answers: what the legend and the help show, and what it runs. */
+const KEYS = [
+  { keys: ["j", "ArrowDown"], shown: "j", label: "next", run: () => move(1) },
+  { keys: ["k", "ArrowUp"], shown: "k", label: "previous", run: () => move(-1) },
+  ...STATUSES.map((entry) => ({
+    keys: [entry.key],
+    shown: entry.key,
+    label: entry.short,
+    run: () => state.chosen.size > 0 ? markChosen(entry.status) : mark(entry.status),
+  })),
+  { keys: ["x"], shown: "x", label: "select", run: () => toggleChosen(state.selected) },
+  { keys: ["n"], shown: "n", label: "note", run: () => openNote(undefined) },
+  { keys: ["/"], shown: "/", label: "search", run: () => focusSearch() },
+  { keys: ["?"], shown: "?", label: "help", run: () => toggleHelp() },
+];
+
+/** An element with attributes and children (strings become text nodes). */
+function el(tag, attributes = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value !== undefined && value !== null) node.setAttribute(name, String(value));
+  }
+  for (const child of children) {
+    node.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+
+/** One line of segments: escapes marked, text isolated, all through text nodes. */
+function segmentLine(segments) {
+  const line = el("div", { class: "line", dir: "ltr" });
+  for (const segment of segments) {
+    const span = el("span", {
+      class: segment.kind === "escape" ? "esc" : segment.kind === "prefix" ? "prefix" : "t",
+    });
+    span.textContent = segment.text;
+    line.append(span);
+  }
+  return line;
+}
+
+function segmentLines(lines, className) {
+  const block = el("div", { class: className });
+  for (const line of lines) block.append(segmentLine(line));
+  return block;
+}
+
+function inline(segments) {
+  const span = el("span", { class: "t", dir: "ltr" });
+  for (const segment of segments ?? []) {
+    const part = el("span", { class: segment.kind === "escape" ? "esc" : "t" });
+    part.textContent = segment.text;
+    span.append(part);
+  }
+  return span;
+}
+
+function say(text) {
+  statusBar.textContent = text;
+}
+
+async function api(path, body) {
+  const response = await fetch(
+    path,
+    body === undefined
+      ? { credentials: "omit", headers: { authorization: `Bearer ${accessToken}` } }
+      : {
+        method: "POST",
+        credentials: "omit",
+        headers: {
+          authorization: `Bearer ${accessToken}`,
+          "content-type": "application/json",
+          "x-csrf-token": csrf,
+        },
+        body: JSON.stringify(body),
+      },
+  );
+  const value = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
+  if (!response.ok) throw new Error(value.error ?? `HTTP ${response.status}`);
+  return value;
+}
+
+function filterQuery(extra = {}) {
+  const params = new URLSearchParams();
+  for (const [name, value] of new FormData(filtersForm)) {
+    if (String(value).trim() !== "") params.set(name, String(value).trim());
+  }
+  for (const [name, value] of Object.entries(extra)) {
+    if (value !== null && value !== undefined) params.set(name, value);
+  }
+  return params.toString();
+}
+
+function chip(status) {
+  return el("span", { class: `chip status-${status}` }, [status]);
+}
+
+function queueEntry(item, index) {
+  const li = el("li", {
+    role: "option",
+    "aria-selected": index === state.selected ? "true" : "false",
+    "data-index": index,
+    "data-id": item.id,
+    id: `item-${index}`,
+    class: state.chosen.has(item.id) ? "chosen" : undefined,
+  });
+  const box = el("input", {
+    type: "checkbox",
+    class: "choose",
+    "aria-label": `Select ${item.id.slice(0, 12)}`,
+    "aria-keyshortcuts": index === state.selected ? "x" : undefined,
+  });
+  box.checked = state.chosen.has(item.id);
+  box.addEventListener("click", (event) => event.stopPropagation());
+  box.addEventListener("change", () => toggleChosen(index));
+  const meta = el("div", { class: "meta" }, [
+    el("span", { class: "id" }, [item.id.slice(0, 12)]),
+    el("time", {}, [item.receivedAt.slice(0, 16).replace("T", " ")]),
+    `${item.surface}/${item.kind} sig:${item.signer}`,
+    chip(item.status),
+    item.flagged ? el("span", { class: "flag" }, ["escaped characters"]) : "",
+    item.redacted ? el("span", { class: "flag" }, ["redacted"]) : "",
+  ]);
+  const preview = el("div", { class: "preview" });
+  if (item.sender) preview.append(inline(item.sender), " · ");
+  preview.append(inline(item.preview));
+  li.append(box, el("div", { class: "entry" }, [meta, preview]));
+  li.addEventListener("click", async () => {
+    await select(index);
+    if (narrow.matches) itemView.scrollIntoView({ block: "start" });
+  });
+  return li;
+}
+
+function redrawEntry(index) {
+  const old = queueList.children[index];
+  if (old) old.replaceWith(queueEntry(state.items[index], index));
+}
+
+function drawQueue() {
+  queueList.replaceChildren(...state.items.map(queueEntry));
+  queueList.setAttribute("role", "listbox");
+  queueList.setAttribute("aria-label", "Submissions");
+  queueList.setAttribute("aria-multiselectable", "false");
+  moreButton.hidden = state.next === null;
+  drawBulk();
+}
+
+function appendEntries(from) {
+  for (let index = from; index < state.items.length; index++) {
+    queueList.append(queueEntry(state.items[index], index));
+  }
+  moreButton.hidden = state.next === null;
+}
+
+function drawBulk() {
+  const count = state.chosen.size;
+  bulkBar.hidden = count === 0;
+  if (count === 0) return bulkBar.replaceChildren();
+  bulkBar.replaceChildren(
+    el("span", { class: "bulk-count" }, [`${count} selected`]),
+    ...STATUSES.map((entry) =>
+      button(
+        `${entry.short[0].toUpperCase()}${entry.short.slice(1)} (${count})`,
+        () => markChosen(entry.status),
+        entry.key,
+        {
+          "aria-label": `${entry.label}: all ${count} selected`,
+          class: `status-button status-${entry.status}`,
+        },
+      )
+    ),
+    button("Clear selection", () => {
+      state.chosen.clear();
+      drawQueue();
+    }),
+  );
+}
+
+function toggleChosen(index) {
+  const item = state.items[index];
+  if (!item) return;
+  if (state.chosen.has(item.id)) state.chosen.delete(item.id);
+  else state.chosen.add(item.id);
+  redrawEntry(index);
+  drawBulk();
+}
+
+function selectAllShown() {
+  const all = state.items.every((item) => state.chosen.has(item.id));
+  for (const item of state.items) {
+    if (all) state.chosen.delete(item.id);
+    else state.chosen.add(item.id);
+  }
+  drawQueue();
+}
+
+/** Keeps the entries not shown yet, so no submission is ever listed twice. */
+function addItems(items) {
+  const fresh = items.filter((item) => !state.ids.has(item.id));
+  for (const item of fresh) state.ids.add(item.id);
+  state.items.push(...fresh);
+  return fresh.length;
+}
+
+async function fetchPage(append) {
+  const generation = state.generation;
+  const page = await api(`/api/queue?${filterQuery({ cursor: append ? state.next : null })}`);
+  if (generation !== state.generation) return false;
+  if (!append) {
+    state.items = [];
+    state.ids = new Set();
+    state.selected = -1;
+  }
+  const from = state.items.length;
+  addItems(page.items);
+  state.next = page.next;
+  document.getElementById("search-mode").textContent = page.search === null
+    ? ""
+    : page.search === "fts5"
+    ? "search: full-text index (SQLite FTS5)"
+    : "search: plain substring match (FTS5 unavailable here)";
+  if (append) appendEntries(from);
+  else drawQueue();
+  return true;
+}
+
+/** The next page, once: a caller that asks while a load is in flight waits for that one. */
+function loadMore() {
+  if (state.loading !== null) return state.loading;
+  if (state.next === null) return Promise.resolve();
+  const loading = fetchPage(true)
+    .then(() => refreshCounts())
+    .catch((error) => say(`Cannot load more: ${error.message}`))
+    .finally(() => {
+      if (state.loading === loading) state.loading = null;
+    });
+  state.loading = loading;
+  return loading;
+}
+
+/** The queue from its start, for the filters in the form; older answers are dropped. */
+function reload() {
+  state.generation++;
+  state.next = null;
+  const loading = fetchPage(false)
+    .then(async (current) => {
+      if (!current) return;
+      await refreshCounts();
+      if (state.items.length > 0) await select(0);
+      else {
+        state.item = null;
+        itemView.replaceChildren(el("p", { class: "empty" }, ["Nothing matches."]));
+      }
+    })
+    .catch((error) => say(`Cannot load the queue: ${error.message}`))
+    .finally(() => {
+      if (state.loading === loading) state.loading = null;
+    });
+  state.loading = loading;
+  return loading;
+}
+
+async function refreshCounts() {
+  try {
+    const counts = await api(`/api/counts?${filterQuery()}`);
+    document.getElementById("counts").replaceChildren(
+      el("span", { class: "count", id: "count-total" }, [String(counts.submissions)]),
+      " submissions · ",
+      el("span", { class: "count", id: "count-new" }, [String(counts.new)]),
+      " new",
+    );
+    document.getElementById("shown").textContent = `${state.items.length} of ${counts.matching} ` +
+      `shown${state.next === null ? "" : ", more below"}`;
+  } catch (error) {
+    say(`Cannot count: ${error.message}`);
+  }
+}
+
+function button(label, action, key, attributes = {}) {
+  const node = el("button", { type: "button", "aria-keyshortcuts": key, ...attributes }, [label]);
+  if (key) node.append(" ", el("kbd", { "aria-hidden": "true" }, [key]));
+  node.addEventListener("click", action);
+  return node;
+}
+
+function drawHistory(item) {
+  // The events each later note corrects: only the old note's text is struck through, never the
+  // status the same event recorded.
+  const correctedBy = new Map();
+  for (const event of item.history) {
+    if (event.supersedes !== null) correctedBy.set(event.supersedes, event.supersedesNumber);
+  }
+  const byNumber = new Map(item.history.map((event) => [event.seq, event.number]));
+  const history = el("ul", { class: "history", "aria-label": "History" });
+  for (const event of item.history) {
+    const head = el("div", { class: "event-head" }, [
+      el("span", { class: "event-number" }, [`#${event.number}`]),
+      el("time", {}, [event.createdAt.replace("T", " ").slice(0, 19)]),
+      event.status === null ? el("span", { class: "event-kind" }, ["note"]) : chip(event.status),
+    ]);
+    if (event.reviewer) {
+      head.append(el("span", { class: "by" }, ["by ", inline(event.reviewer[0])]));
+    }
+    if (event.supersedes !== null) {
+      head.append(el("span", { class: "corrects" }, [`corrects #${event.supersedesNumber}`]));
+    }
+    const entry = el("li", { "data-number": event.number }, [head]);
+    if (event.note) {
+      if (correctedBy.has(event.seq)) {
+        const corrector = item.history.find((later) => later.supersedes === event.seq);
+        entry.append(
+          el("del", { class: "old-note" }, [segmentLines(event.note, "note")]),
+          el("p", { class: "corrected" }, [`corrected by #${byNumber.get(corrector.seq)}`]),
+        );
+      } else {
+        entry.append(
+          segmentLines(event.note, "note"),
+          button("Correct note", () => openNote(event.seq, event.number), undefined, {
+            class: "small",
+            "aria-label": `Correct note #${event.number}`,
+          }),
+        );
+      }
+    }
+    history.append(entry);
+  }
+  return history;
+}
+
+function drawItem(item) {
+  const fields = el("dl", { class: "fields" });
+  for (const field of item.fields) {
+    fields.append(el("dt", {}, [field.label]), el("dd", {}, [segmentLines(field.value, "value")]));
+  }
+  const integrity = el("dl", { class: "fields" }, [
+    el("dt", {}, ["digest"]),
+    el("dd", {}, [item.integrity.digest]),
+    el("dt", {}, ["receipt"]),
+    el("dd", {}, [
+      item.integrity.signatureReport +
+      (item.integrity.signature === null ? "" : ` (signature ${item.integrity.signature})`),
+    ]),
+  ]);
+  const actions = el("div", { class: "actions", role: "toolbar", "aria-label": "Actions" }, [
+    button("Previous", () => move(-1), "k"),
+    button("Next", () => move(1), "j"),
+    ...STATUSES.map((entry) =>
+      button(entry.label, () => mark(entry.status), entry.key, {
+        class: `status-button status-${entry.status}`,
+        "aria-pressed": item.status === entry.status ? "true" : "false",
+      })
+    ),
+    button("Add note", () => openNote(undefined), "n"),
+  ]);
+  const title = el("div", { class: "item-title" }, [
+    el("h2", {}, [`Submission ${item.id}`]),
+    chip(item.status),
+  ]);
+  const children = [title, actions];
+  if (item.warning) children.push(el("p", { class: "warning" }, [item.warning]));
+  if (item.redaction) {
+    const redaction = el("p", { class: "warning" }, [
+      `Content redacted ${item.redaction.createdAt} by `,
+      inline(item.redaction.by[0]),
+      ": ",
+    ]);
+    redaction.append(segmentLines(item.redaction.reason, "note"));
+    children.push(redaction);
+  }
+  children.push(
+    el("h3", {}, ["Content"]),
+    segmentLines(item.content, "content"),
+    el("h3", {}, ["History"]),
+    item.history.length === 0
+      ? el("p", { class: "empty" }, ["No review event yet."])
+      : drawHistory(item),
+    el("div", { id: "note-area" }),
+    el("h3", {}, ["Receipt"]),
+    fields,
+    el("h3", {}, ["Integrity"]),
+    integrity,
+  );
+  itemView.replaceChildren(...children);
+}
+
+function openNote(supersedes, number) {
+  if (!state.item) return;
+  const area = document.getElementById("note-area");
+  const text = el("textarea", {
+    "aria-label": supersedes ? `Corrected note for #${number}` : "Note",
+    maxlength: 4000,
+  });
+  const save = button(
+    supersedes ? "Save corrected note" : "Save note",
+    async () => {
+      if (text.value.trim() === "") return;
+      await act({ note: text.value, supersedes }, "note saved");
+    },
+    undefined,
+    { class: "primary" },
+  );
+  const cancel = button("Cancel", () => area.replaceChildren());
+  text.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") area.replaceChildren();
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) save.click();
+  });
+  area.replaceChildren(
+    el("p", { class: "hint" }, ["Ctrl-Enter saves, Esc cancels."]),
+    text,
+    el("div", { class: "actions" }, [save, cancel]),
+  );
+  text.focus();
+}
+
+async function select(index) {
+  if (index < 0 || index >= state.items.length) return;
+  state.selected = index;
+  for (const li of queueList.children) {
+    const current = li.dataset.index === String(index);
+    li.setAttribute("aria-selected", current ? "true" : "false");
+    // `x` selects the item in view: its check box is the one that key works.
+    const box = li.querySelector("input.choose");
+    if (current) box?.setAttribute("aria-keyshortcuts", "x");
+    else box?.removeAttribute("aria-keyshortcuts");
+  }
+  queueList.children[index]?.scrollIntoView({ block: "nearest" });
+  const view = ++state.view;
+  try {
+    const item = await api(`/api/item?id=${encodeURIComponent(state.items[index].id)}`);
+    if (view !== state.view) return;
+    state.item = item;
+    drawItem(item);
+  } catch (error) {
+    say(`Cannot load the submission: ${error.message}`);
+  }
+}
+
+async function move(step) {
+  const target = state.selected + step;
+  if (target >= state.items.length && state.next !== null) await loadMore();
+  if (target >= 0 && target < state.items.length) await select(target);
+}
+
+function setStatus(id, status) {
+  const index = state.items.findIndex((item) => item.id === id);
+  if (index < 0) return;
+  state.items[index].status = status;
+  redrawEntry(index);
+}
+
+async function act(body, done) {
+  const current = state.items[state.selected];
+  if (!current) return false;
+  try {
+    const result = await api("/api/event", { id: current.id, ...body });
+    if (body.status) setStatus(current.id, body.status);
+    await Promise.all([refreshCounts(), select(state.items.indexOf(current))]);
+    say(`${current.id.slice(0, 12)}: ${done} (review event ${result.seq})`);
+    return true;
+  } catch (error) {
+    say(`Cannot record it: ${error.message}`);
+    return false;
+  }
+}
+
+/** While marks are recorded, the page says so (`aria-busy`, and a progress cursor). */
+function setBusy(busy) {
+  state.busy = busy;
+  if (busy) document.body.setAttribute("aria-busy", "true");
+  else document.body.removeAttribute("aria-busy");
+}
+
+/** Marks the item in view; a key held down marks it once, not once per repeat. */
+async function mark(status) {
+  if (state.busy) return;
+  setBusy(true);
+  try {
+    const recorded = await act({ status }, `marked ${status}`);
+    if (recorded && status !== "new") await move(1);
+  } finally {
+    setBusy(false);
+  }
+}
+
+/** Marks every selected submission: one review event each, as a single mark would make. */
+async function markChosen(status) {
+  if (state.busy || state.chosen.size === 0) return;
+  setBusy(true);
+  const ids = [...state.chosen];
+  let marked = 0;
+  try {
+    for (const id of ids) {
+      await api("/api/event", { id, status });
+      state.chosen.delete(id);
+      setStatus(id, status);
+      marked++;
+    }
+    say(`${marked} submission${marked === 1 ? "" : "s"} marked ${status}`);
+  } catch (error) {
+    say(`Marked ${marked} of ${ids.length} ${status}; then: ${error.message}`);
+  } finally {
+    drawBulk();
+    await refreshCounts();
+    if (state.selected >= 0) await select(state.selected);
+    setBusy(false);
+  }
+}
+
+/** Saves the export of the current filters (same records and CSV neutralisation as the CLI). */
+async function download(format) {
+  say(`exporting ${format}…`);
+  try {
+    const response = await fetch(`/api/export?${filterQuery({ format })}`, {
+      credentials: "omit",
+      headers: { authorization: `Bearer ${accessToken}` },
+    });
+    if (!response.ok) {
+      const value = await response.json().catch(() => ({}));
+      throw new Error(value.error ?? `HTTP ${response.status}`);
+    }
+    const blob = await response.blob();
+    const url = URL.createObjectURL(blob);
+    const stamp = new Date().toISOString().slice(0, 19).replaceAll(":", "");
+    const link = el("a", { href: url, download: `beacon-export-${stamp}.${format}`, hidden: "" });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    say(`exported ${format} (${blob.size} bytes)`);
+  } catch (error) {
+    say(`Cannot export: ${error.message}`);
+  }
+}
+
+function focusSearch() {
+  filterPanel.open = true;
+  filtersForm.elements.q.focus();
+}
+
+function drawKeys() {
+  const legend = document.getElementById("legend");
+  legend.replaceChildren(
+    ...KEYS.map((entry) =>
+      el("span", { class: "key", "data-key": entry.shown }, [
+        el("kbd", {}, [entry.shown]),
+        ` ${entry.label}`,
+      ])
+    ),
+  );
+  const rows = KEYS.map((entry) =>
+    el("tr", {}, [
+      el("td", {}, entry.keys.map((key) => el("kbd", {}, [key.replace("Arrow", "")]))),
+      el("td", {}, [entry.label]),
+    ])
+  );
+  const close = button("Close", () => helpDialog.close());
+  helpDialog.replaceChildren(
+    el("h2", {}, ["Keyboard"]),
+    el("table", {}, rows),
+    el("p", { class: "hint" }, [
+      "With submissions selected (x or the check boxes), a status key marks all of them.",
+    ]),
+    close,
+  );
+}
+
+function toggleHelp() {
+  if (helpDialog.open) helpDialog.close();
+  else helpDialog.showModal();
+}
+
+async function loadIntegrity() {
+  const box = document.getElementById("integrity");
+  try {
+    const facts = await api("/api/integrity");
+    const checkpoint = facts.checkpoint === null
+      ? "no checkpoint yet"
+      : `checkpoint #${facts.checkpoint.seq}: ${facts.checkpoint.treeSize} submissions, ` +
+        `${facts.checkpoint.createdAt.slice(0, 16).replace("T", " ")}`;
+    const verify = button("Run verify", runVerify, undefined, { class: "small" });
+    box.replaceChildren(
+      el("span", {}, [checkpoint]),
+      el("span", { id: "verify-result" }, ["verify not run"]),
+      verify,
+    );
+    await runVerify();
+  } catch (error) {
+    box.textContent = `Cannot read integrity facts: ${error.message}`;
+  }
+}
+
+async function runVerify() {
+  const result = document.getElementById("verify-result");
+  result.textContent = "verifying…";
+  try {
+    const outcome = await api("/api/verify", {});
+    result.className = outcome.passed ? "pass" : "fail";
+    // The first line saying what is wrong (lines are already inert text from the server).
+    const reason = outcome.lines.find((line) => /^(PROBLEM|FAILED|error):/.test(line));
+    result.textContent = outcome.passed
+      ? "verify passes"
+      : `verify FAILS${
+        reason ? `: ${reason.replace(/^(PROBLEM|FAILED|error): /, "").slice(0, 140)}` : ""
+      }`;
+    result.title = outcome.lines.join("\n");
+  } catch (error) {
+    result.textContent = `verify could not run: ${error.message}`;
+  }
+}
+
+const narrow = matchMedia("(max-width: 759px)");
+const keyActions = new Map(KEYS.flatMap((entry) => entry.keys.map((key) => [key, entry.run])));
+
+document.addEventListener("keydown", (event) => {
+  const target = event.target;
+  const typing = target.tagName === "TEXTAREA" || target.tagName === "SELECT" ||
+    (target.tagName === "INPUT" && target.type !== "checkbox");
+  if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (helpDialog.open && event.key !== "?") return;
+  const action = keyActions.get(event.key);
+  if (action) {
+    event.preventDefault();
+    action();
+  }
+});
+
+filtersForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  state.chosen.clear();
+  reload();
+});
+moreButton.addEventListener("click", () => loadMore());
+document.getElementById("select-all").addEventListener("click", selectAllShown);
+document.getElementById("export-ndjson").addEventListener("click", () => download("ndjson"));
+document.getElementById("export-csv").addEventListener("click", () => download("csv"));
+document.getElementById("help-button").addEventListener("click", toggleHelp);
+if (narrow.matches) filterPanel.open = false;
+
+drawKeys();
+loadIntegrity();
+reload();

@@ -1,0 +1,51 @@
+/**
+ * Search folding: the form in which submissions are indexed and queries are matched, so that a
+ * reviewer who types `paypal` also finds the spellings a spammer uses to get past a filter:
+ * `pay\u200Bpal` (an invisible character inside the word), `pаypal` (a Cyrillic а), `ｐａｙｐａｌ`
+ * (full-width letters), `PAYPAL`.
+ *
+ * 1. Default-ignorable code points (zero-width spaces and joiners, bidi controls, variation
+ *    selectors, soft hyphens; Unicode's `Default_Ignorable_Code_Point` property, UAX #44) are
+ *    removed: they render as nothing, so a word split by one still reads as one word.
+ * 2. NFKC (UAX #15) folds compatibility forms: full-width and mathematical letters, ligatures.
+ * 3. Lower case (Unicode default case mapping), so that the skeleton of an upper-case word equals
+ *    the skeleton of its lower-case form: UTS #39's prototypes are case-sensitive (`I` and `l`
+ *    share one).
+ * 4. The UTS #39 §4 skeleton: NFD, each confusable replaced by its prototype from Unicode's
+ *    `confusables.txt`, NFD again. The table is the `unhomoglyph` package's copy of that file
+ *    (nodeca/unhomoglyph, generated from unicode.org's data), not a hand-made list.
+ *
+ * The fold is for matching only: what a reviewer sees is always the stored bytes, rendered
+ * inertly. It is deliberately lossy (a skeleton maps `m` and `rn` together, `0` and `O`), which
+ * for a reviewer hunting look-alikes is the point: a search may find more, never less.
+ *
+ * @module
+ */
+import unhomoglyph from "unhomoglyph";
+
+/**
+ * Bumped whenever the fold changes, so that an index built with an older fold is rebuilt
+ * (review/search.ts) instead of silently missing matches.
+ */
+export const FOLD_VERSION = 1;
+
+const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+/**
+ * The text in its search form.
+ *
+ * @example
+ * ```ts
+ * import { assertEquals } from "../tests/support/assert.ts";
+ * import { fold } from "./fold.ts";
+ *
+ * const plain = fold("PayPal");
+ * assertEquals(fold("pay\u200Bpal"), plain); // a zero-width space inside the word
+ * assertEquals(fold("p\u0430ypal"), plain); // a Cyrillic а
+ * assertEquals(fold("\uFF30\uFF41\uFF59\uFF30\uFF41\uFF4C"), plain); // full-width letters
+ * ```
+ */
+export function fold(text: string): string {
+  const visible = text.replace(DEFAULT_IGNORABLE, "").normalize("NFKC").toLowerCase();
+  return unhomoglyph(visible.normalize("NFD")).normalize("NFD");
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+/**
+ * `npx beacon-review …` (the npm package's `bin`) and `npm run review -- …`: computes what this
+ * run needs (permissions.ts) and runs the built tool (`dist/review.mjs`, from node.ts) in a
+ * second Node process under Node's permission model, forwarding SIGINT/SIGTERM and its exit
+ * code. Like launch_deno.ts, this is the only process without the restrictions, and it opens no
+ * database and reads no submission.
+ *
+ * The child may read only its own code (this folder, where the build put it), the folders the
+ * dependencies are installed in, and the database folder; it may write only the database
+ * folder and an export's one file; it may start no process and no worker; and it loads native
+ * addons only for a file database, whose driver is one.
+ *
+ * @module
+ */
+import { spawn } from "node:child_process";
+import { realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+import { constants } from "node:os";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { nodePermissionFlags, reviewNeeds } from "./permissions.ts";
+
+/** The packages the tool imports at run time (tsdown.config.ts leaves them unbundled). */
+const DEPENDENCIES = [
+  "@libsql/client",
+  "libsql",
+  "@noble/curves/ed25519.js",
+  "@noble/hashes/sha2.js",
+  "valibot",
+  "get-east-asian-width",
+  "unhomoglyph",
+];
+
+const here = fileURLToPath(new URL(".", import.meta.url)).replace(/\/$/, "");
+
+/** Each `node_modules` folder a dependency resolves into, real paths and as named. */
+function dependencyFolders(): string[] {
+  const require = createRequire(import.meta.url);
+  const folders = new Set<string>();
+  for (const name of DEPENDENCIES) {
+    let path: string;
+    try {
+      path = require.resolve(name);
+    } catch {
+      continue; // an optional one that is missing fails in the child, with its own message
+    }
+    for (const candidate of [path, realpathSync(path)]) {
+      const at = candidate.lastIndexOf("/node_modules/");
+      if (at !== -1) folders.add(candidate.slice(0, at + "/node_modules".length));
+    }
+  }
+  return [...folders];
+}
+
+const args = process.argv.slice(2);
+const needs = reviewNeeds({ args, env: (name) => process.env[name], cwd: process.cwd() });
+const flags = nodePermissionFlags(needs, {
+  code: [...new Set([here, realpathSync(here), ...dependencyFolders()])],
+  permissionFlag: process.allowedNodeEnvironmentFlags.has("--permission")
+    ? "--permission"
+    : "--experimental-permission",
+});
+const child = spawn(process.execPath, [...flags, `${here}/review.mjs`, ...args], {
+  stdio: "inherit",
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => child.kill(signal));
+}
+// A child ended by a signal exits as a shell reports it: 128 + the signal's number.
+child.on("exit", (code, signal) => {
+  process.exit(code ?? 128 + (signal === null ? 0 : constants.signals[signal]));
+});

@@ -1,0 +1,88 @@
+/**
+ * The review tool on Node (20.19 and later) and Bun: `process`'s standard streams and
+ * environment and a `node:http` server behind the {@linkcode Context} every command takes. The
+ * console's requests go through the server's own `node:http` adapter (the package's `./node`
+ * export), so they reach the console's fetch handler exactly as on Deno.
+ *
+ * Node runs the build of this file (`dist/review.mjs`) through launch_node.ts, under Node's
+ * permission model; Bun runs it from the sources (`bun run review`), with no permission model
+ * to run it under (docs/review.md says what that means).
+ *
+ * @module
+ */
+import { createServer } from "node:http";
+import process from "node:process";
+import { toNodeListener } from "../src/adapter/node/node.ts";
+import { type ByteWriter, type Context, type ServeConsole, textOutput } from "./io.ts";
+import { main } from "./main.ts";
+
+/** A byte writer over a Node stream, settling when the bytes were handed to the system. */
+function streamWriter(stream: NodeJS.WriteStream): ByteWriter {
+  // An EPIPE (the reader of a pipe went away) reaches the write's callback, and main.ts ends
+  // quietly on it; without a listener the stream would also throw it as an uncaught error.
+  stream.on("error", () => {});
+  return {
+    write: (bytes) =>
+      new Promise((resolve, reject) =>
+        stream.write(bytes, (error) => error ? reject(error) : resolve(bytes.length))
+      ),
+  };
+}
+
+/** `node:http` until SIGINT or SIGTERM. */
+const serve: ServeConsole = (listen, handler) => {
+  const server = createServer(toNodeListener(handler));
+  const finished = new Promise<void>((resolve) => server.once("close", () => resolve()));
+  const stop = () => {
+    server.close();
+    server.closeAllConnections();
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(listen.port, listen.hostname, () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : listen.port;
+      resolve({
+        port,
+        finished: finished.finally(() => {
+          process.off("SIGINT", stop);
+          process.off("SIGTERM", stop);
+        }),
+      });
+    });
+  });
+};
+
+/**
+ * How the reviewer ran the tool, from what npm and Bun tell a script they run: `npm run review
+ * --`, `bun run review`, else the package's command (`npx beacon-review`, or on the PATH).
+ */
+function program(env: (name: string) => string | undefined): string {
+  if (env("npm_lifecycle_event") !== "review") return "beacon-review";
+  return env("npm_config_user_agent")?.startsWith("bun/") ? "bun run review" : "npm run review --";
+}
+
+/**
+ * The context of a real run on Node or Bun.
+ *
+ * @returns The process's stdout and stderr, environment and clock, a `node:http` console.
+ */
+export function nodeContext(): Context {
+  const env = (name: string) => process.env[name];
+  return {
+    program: program(env),
+    stdout: textOutput(streamWriter(process.stdout)),
+    stderr: textOutput(streamWriter(process.stderr)),
+    progress: process.stderr.isTTY ? streamWriter(process.stderr) : undefined,
+    terminalColumns: process.stdout.isTTY ? process.stdout.columns : undefined,
+    env,
+    now: Date.now,
+    input: () => ReadableStream.from(process.stdin) as ReadableStream<Uint8Array>,
+    serve,
+  };
+}
+
+// This file is an entry (`dist/review.mjs`, `bun review/node.ts`): importing it runs the tool.
+process.exit(await main(process.argv.slice(2), nodeContext()));

@@ -1,0 +1,74 @@
+/**
+ * What a row's stored receipt signature proves, as `show` and the console report it (issue 19).
+ * The signature is the one the intake made and stored with the row (migration 9,
+ * `receipt_signatures`); it is checked against the published key with the algorithms of
+ * docs/protocol-0.1.md §6.3-6.4, exactly as a submitter's verifier would. No review tool signs a
+ * receipt: a signature made now, by whoever holds the key, would vouch for any row a database
+ * writer inserted.
+ *
+ * @module
+ */
+import { fromBase64url, type SignedReceiptFields, verifyReceipt } from "../src/signing/mod.ts";
+import { keyFingerprint } from "../src/message/mod.ts";
+import type { SubmissionRow } from "./queries.ts";
+
+/** The verdict on a row's stored receipt signature. */
+export type ReceiptSignatureState = "verifies" | "does-not-verify" | "none" | "no-key";
+
+/** The verdict and the one line that says it. */
+export interface ReceiptSignatureReport {
+  readonly state: ReceiptSignatureState;
+  /** For people: what the stored signature proves. */
+  readonly text: string;
+}
+
+/** The five members of a row's receipt that its signature covers (protocol §6.1). */
+export function signedFieldsOf(row: SubmissionRow): SignedReceiptFields {
+  return {
+    id: row.id,
+    receivedAt: row.receivedAt,
+    digest: row.digest,
+    size: row.size,
+    kind: row.kind,
+  };
+}
+
+/** The line for a row without a stored signature. */
+export const NO_INTAKE_SIGNATURE =
+  "no intake signature stored (a row written before this version, or not written through the " +
+  "Beacon)";
+
+/**
+ * Checks `row`'s stored receipt signature against `publicKey`.
+ *
+ * @param row The submission, with its stored signature.
+ * @param publicKey The published key (raw Ed25519, base64url), if known.
+ * @returns The verdict and its line.
+ */
+export async function receiptSignatureReport(
+  row: SubmissionRow,
+  publicKey: string | undefined,
+): Promise<ReceiptSignatureReport> {
+  const stored = row.receiptSignature;
+  if (stored === null) return { state: "none", text: NO_INTAKE_SIGNATURE };
+  const form = stored.batch === undefined
+    ? "single form"
+    : `batch of ${stored.batch.size}, index ${stored.batch.index}`;
+  const raw = publicKey === undefined ? undefined : fromBase64url(publicKey);
+  if (publicKey === undefined || raw === undefined || raw.length !== 32) {
+    return {
+      state: "no-key",
+      text: `signed at intake (${form}); not checked: no published key is known`,
+    };
+  }
+  const fingerprint = await keyFingerprint(new Uint8Array(raw));
+  return await verifyReceipt(publicKey, signedFieldsOf(row), stored.signature, stored.batch)
+    ? {
+      state: "verifies",
+      text: `signed at intake (${form}); verifies against the published key ${fingerprint}`,
+    }
+    : {
+      state: "does-not-verify",
+      text: `stored signature (${form}) does NOT verify against the published key ${fingerprint}`,
+    };
+}

@@ -1,0 +1,150 @@
+/**
+ * Full-text search for the review side. The server's insert path is left alone (no trigger on
+ * `submissions`): the review tool builds its own index, incrementally by `seq`, before each
+ * search, remembering how far it got in `review_search_state` (store/migrations.ts, version 5).
+ *
+ * The index is an SQLite FTS5 table (https://sqlite.org/fts5.html) where the database has the
+ * module (the embedded libSQL and sqld both do). It holds each submission's text in its folded
+ * form (review/fold.ts: invisible characters removed, NFKC, lower case, the UTS #39
+ * skeleton), and a query is folded the same way, so look-alike spellings match. A query is one
+ * phrase, so nothing a reviewer types is FTS5 syntax, except a final `*`, which makes the phrase's
+ * last word a prefix (fts5.html §3.3). An index built with an older fold is rebuilt. Where FTS5 is missing, search falls back to a case-insensitive substring match
+ * over the content (`instr`, like `LIKE` without its wildcards), which scans every row; the
+ * console says which one it uses. A redaction removes the row from the index (appends.ts).
+ *
+ * @module
+ */
+import type { Client, InValue } from "@libsql/client";
+import { decodeUtf8Strict } from "../src/message/mod.ts";
+import { fold, FOLD_VERSION } from "./fold.ts";
+import { PAGE_SIZE } from "./queries.ts";
+
+/** How searching works on this database. */
+export type SearchMode = "fts5" | "substring";
+
+/** Most pages indexed in one catch-up (a bound on the loop; 500 rows a page). */
+const MAX_PAGES = 1_000;
+
+/**
+ * Creates the index table when it can, and tells how search will work.
+ *
+ * @param client A migrated database (for appending).
+ * @returns `fts5`, or `substring` when the module is missing.
+ */
+export async function prepareSearch(client: Client): Promise<SearchMode> {
+  try {
+    await client.execute(CREATE_INDEX);
+  } catch {
+    return "substring";
+  }
+  const built = await client.execute(
+    "SELECT indexed_through FROM review_search_state WHERE name = 'fold-version'",
+  );
+  if (Number(built.rows[0]?.indexed_through ?? 0) !== FOLD_VERSION) {
+    // Built with another fold (or before folding existed): start again from the first row, in
+    // one transaction, so a second console sees the old index or the new one, never half.
+    // DELETE, not DROP TABLE: a DROP fails (SQLITE_LOCKED) while the connection has a read open.
+    await client.batch([
+      "DELETE FROM review_fts",
+      {
+        sql: "INSERT INTO review_search_state (name, indexed_through) VALUES (?, ?) " +
+          "ON CONFLICT (name) DO UPDATE SET indexed_through = excluded.indexed_through",
+        args: ["fold-version", FOLD_VERSION],
+      },
+      {
+        sql: "INSERT INTO review_search_state (name, indexed_through) VALUES ('fts', 0) " +
+          "ON CONFLICT (name) DO UPDATE SET indexed_through = 0",
+        args: [],
+      },
+    ], "write");
+  }
+  return "fts5";
+}
+
+/**
+ * The index table. `review_search_state` keeps, beside how far the index got (`fts`), the fold
+ * it was built with (`fold-version`, in the same integer column).
+ */
+const CREATE_INDEX =
+  "CREATE VIRTUAL TABLE IF NOT EXISTS review_fts USING fts5(text, tokenize = 'unicode61')";
+
+/**
+ * Indexes the submissions not yet in the index, oldest first, one transaction per page.
+ *
+ * @param client A migrated database.
+ * @param mode What {@linkcode prepareSearch} said.
+ * @returns How many rows were added.
+ */
+export async function catchUpIndex(client: Client, mode: SearchMode): Promise<number> {
+  if (mode !== "fts5") return 0;
+  let added = 0;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const state = await client.execute(
+      "SELECT indexed_through FROM review_search_state WHERE name = 'fts'",
+    );
+    const after = Number(state.rows[0]?.indexed_through ?? 0);
+    const rows = (await client.execute({
+      sql: "SELECT seq, content FROM submissions WHERE seq > ? ORDER BY seq LIMIT ?",
+      args: [after, PAGE_SIZE],
+    })).rows;
+    if (rows.length === 0) return added;
+    const last = Number(rows[rows.length - 1].seq);
+    const statements: { sql: string; args: InValue[] }[] = [];
+    for (const row of rows) {
+      const content = row.content instanceof ArrayBuffer ? new Uint8Array(row.content) : undefined;
+      const text = content === undefined ? undefined : decodeUtf8Strict(content);
+      if (text === undefined || text === "") continue; // not text, or redacted
+      statements.push({
+        sql: "INSERT INTO review_fts (rowid, text) VALUES (?, ?)",
+        args: [Number(row.seq), fold(text)],
+      });
+    }
+    // Two catch-ups at once (two consoles): the second one's insert of a rowid already indexed
+    // fails, and its whole batch, state included, rolls back.
+    try {
+      await client.batch([
+        ...statements,
+        {
+          sql: "INSERT INTO review_search_state (name, indexed_through) VALUES ('fts', ?) " +
+            "ON CONFLICT (name) DO UPDATE SET indexed_through = excluded.indexed_through " +
+            "WHERE indexed_through = ?",
+          args: [last, after],
+        },
+      ], "write");
+    } catch {
+      continue; // another catch-up indexed this page first; read the state again
+    }
+    added += statements.length;
+    if (rows.length < PAGE_SIZE) return added;
+  }
+  return added;
+}
+
+/**
+ * The SQL selecting the `seq`s that match `text`, for the `searchSql` filter.
+ *
+ * @param mode How to search.
+ * @param text What the reviewer typed.
+ * @returns A subquery and its arguments.
+ */
+export function searchCondition(
+  mode: SearchMode,
+  text: string,
+): { sql: string; args: InValue[] } {
+  if (mode === "fts5") {
+    const prefix = text.endsWith("*");
+    const phrase = fold(prefix ? text.slice(0, -1) : text);
+    // Nothing left to match once folded (only invisible characters, say): no row matches.
+    if (phrase.trim() === "") return { sql: "SELECT rowid FROM review_fts WHERE 0", args: [] };
+    // One FTS5 string (a phrase): double quotes inside are doubled (fts5.html §3.1); a `*`
+    // after the closing quote makes its last token a prefix (§3.3).
+    return {
+      sql: "SELECT rowid FROM review_fts WHERE review_fts MATCH ?",
+      args: [`"${phrase.replaceAll('"', '""')}"${prefix ? " *" : ""}`],
+    };
+  }
+  return {
+    sql: "SELECT seq FROM submissions WHERE instr(lower(CAST(content AS TEXT)), lower(?)) > 0",
+    args: [text],
+  };
+}

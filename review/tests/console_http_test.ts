@@ -1,0 +1,205 @@
+/**
+ * `review serve` over real HTTP, without a browser: the access token, the Host, Origin and CSRF
+ * checks, the security headers on every answer, loopback only, and marks made through the
+ * console's API appended as review events that `review list` shows.
+ */
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertStrictEquals,
+} from "../../tests/support/assert.ts";
+import { rawExchange, serveBeacon } from "../../tests/support/serve.ts";
+import { review, startConsole } from "./support.ts";
+
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
+  "img-src 'none'; font-src 'none'; media-src 'none'; object-src 'none'; frame-src 'none'; " +
+  "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+function assertHardened(response: Response, where: string): void {
+  assertStrictEquals(response.headers.get("content-security-policy"), CSP, where);
+  assertStrictEquals(response.headers.get("referrer-policy"), "no-referrer", where);
+  assertStrictEquals(response.headers.get("x-content-type-options"), "nosniff", where);
+  assertStrictEquals(response.headers.get("cache-control"), "no-store", where);
+}
+
+Deno.test("the console needs its token, a same-origin Origin and a page's CSRF token", async () => {
+  const served = await serveBeacon();
+  const submitted = await fetch(`${served.url}/beacon/0.1/submissions`, {
+    method: "POST",
+    headers: { "content-type": "text/plain; charset=utf-8" },
+    body: "hello <b>reviewer</b>",
+  });
+  const id = String((await submitted.json()).receipt.id);
+  const console = await startConsole(served.databaseUrl);
+  try {
+    const auth = { authorization: `Bearer ${console.token}` };
+    // Without the token: 401 and nothing shown, on every API route.
+    for (
+      const path of [
+        "/api/queue",
+        `/api/item?id=${id}`,
+        "/api/integrity",
+        "/api/counts",
+        "/api/export?format=csv",
+      ]
+    ) {
+      for (
+        const headers of <Record<string, string>[]> [{}, {
+          authorization: `Bearer ${"A".repeat(43)}`,
+        }]
+      ) {
+        const response = await fetch(console.origin + path, { headers });
+        assertStrictEquals(response.status, 401, path);
+        assertHardened(response, path);
+        assertStrictEquals(await response.text(), "unauthorized");
+      }
+    }
+    // The old link form (token in the query, so in logs and history) is refused.
+    const query = await fetch(`${console.origin}/?token=${console.token}`, { redirect: "manual" });
+    assertStrictEquals(query.status, 400);
+    await query.body?.cancel();
+    // A foreign Host (DNS rebinding) is refused, on every route.
+    const rebound = await rawExchange(console.origin, [
+      `GET /api/queue HTTP/1.1\r\nHost: attacker.example\r\nAuthorization: Bearer ${console.token}` +
+      `\r\nConnection: close\r\n\r\n`,
+    ]);
+    assertStrictEquals(rebound.status, 401);
+
+    // The printed URL carries the token in the fragment, which is never sent to a server.
+    assertStrictEquals(new URL(console.url).hash, `#token=${console.token}`);
+    // The page shell holds no data and needs no token; no answer ever sets a cookie.
+    const page = await fetch(`${console.origin}/`);
+    assertStrictEquals(page.status, 200);
+    assertHardened(page, "page");
+    assertStrictEquals(page.headers.get("set-cookie"), null);
+    const html = await page.text();
+    assert(!html.includes(console.token), "the page never holds the access token");
+    const csrf = /<meta name="csrf-token" content="([A-Za-z0-9_-]{43})">/.exec(html)![1];
+    assertMatch(html, /<script type="module" src="\/static\/console\.js"><\/script>/);
+    assert(!/<script>|\sstyle=|\son\w+=/.test(html), "no inline script, style or handler");
+    for (const file of ["console.js", "console.css"]) {
+      const response = await fetch(`${console.origin}/static/${file}`);
+      assertStrictEquals(response.status, 200);
+      assertHardened(response, file);
+      const source = await response.text();
+      assert(!source.includes("innerHTML"), `${file} never uses innerHTML`);
+      assert(!source.includes("document.cookie"), `${file} never uses cookies`);
+    }
+    // The export: an attachment, with the security headers, and a format it knows.
+    const exported = await fetch(`${console.origin}/api/export?format=csv`, { headers: auth });
+    assertStrictEquals(exported.status, 200);
+    assertHardened(exported, "export");
+    assertStrictEquals(
+      exported.headers.get("content-type"),
+      "text/csv; charset=utf-8; header=present",
+    );
+    assertMatch(exported.headers.get("content-disposition") ?? "", /^attachment; /);
+    assert((await exported.text()).startsWith('"seq","id",'));
+    const badFormat = await fetch(`${console.origin}/api/export?format=xls`, { headers: auth });
+    assertStrictEquals(badFormat.status, 400);
+    assertEquals(await badFormat.json(), { error: "format must be one of ndjson, csv" });
+    const counts = await fetch(`${console.origin}/api/counts`, { headers: auth });
+    assertEquals(await counts.json(), { submissions: 1, new: 1, matching: 1 });
+    const queue = await fetch(`${console.origin}/api/queue`, { headers: auth });
+    assertStrictEquals(queue.status, 200);
+    assertStrictEquals(queue.headers.get("set-cookie"), null);
+    await queue.body?.cancel();
+    // NUL and other control characters in a search or filter: a clear 400, never a 500.
+    for (const q of ["a\u0000b", "\u0000", "tab\there", "\u001b[31m", "\u0085"]) {
+      const response = await fetch(
+        `${console.origin}/api/queue?q=${encodeURIComponent(q)}`,
+        { headers: auth },
+      );
+      assertStrictEquals(response.status, 400, JSON.stringify(q));
+      assertEquals(await response.json(), { error: "q must not hold control characters" });
+    }
+    const literal = await fetch(`${console.origin}/api/queue?q=${encodeURIComponent('"<b>')}`, {
+      headers: auth,
+    });
+    assertStrictEquals(literal.status, 200);
+    await literal.body?.cancel();
+
+    // A state change needs the Origin, a served page's CSRF token and JSON.
+    const post = (headers: Record<string, string>, body: unknown = { id, status: "reviewed" }) =>
+      fetch(`${console.origin}/api/event`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+      });
+    for (
+      const headers of <Record<string, string>[]> [
+        { origin: console.origin },
+        { "x-csrf-token": csrf },
+        { origin: "http://evil.example", "x-csrf-token": csrf },
+        { origin: console.origin, "x-csrf-token": "A".repeat(43) },
+      ]
+    ) {
+      const response = await post(headers);
+      assertStrictEquals(response.status, 403, JSON.stringify(headers));
+      await response.body?.cancel();
+    }
+    // Origin and CSRF token without the access token: 401.
+    const unauthorised = await fetch(`${console.origin}/api/event`, {
+      method: "POST",
+      headers: { origin: console.origin, "x-csrf-token": csrf, "content-type": "application/json" },
+      body: JSON.stringify({ id, status: "reviewed" }),
+    });
+    assertStrictEquals(unauthorised.status, 401);
+    await unauthorised.body?.cancel();
+    const plain = await post({
+      origin: console.origin,
+      "x-csrf-token": csrf,
+      "content-type": "text/plain",
+    });
+    assertStrictEquals(plain.status, 415);
+    await plain.body?.cancel();
+    const bad = await post({ origin: console.origin, "x-csrf-token": csrf }, {
+      id,
+      status: "nonsense",
+    });
+    assertStrictEquals(bad.status, 400);
+    await bad.body?.cancel();
+    const marked = await post({ origin: console.origin, "x-csrf-token": csrf });
+    assertStrictEquals(marked.status, 200);
+    assertHardened(marked, "event");
+    assertEquals(await marked.json(), { seq: 1 });
+    const noted = await post({ origin: console.origin, "x-csrf-token": csrf }, {
+      id,
+      note: "first note",
+    });
+    assertEquals(await noted.json(), { seq: 2 });
+    const corrected = await post({ origin: console.origin, "x-csrf-token": csrf }, {
+      id,
+      note: "corrected note",
+      supersedes: 2,
+    });
+    assertEquals(await corrected.json(), { seq: 3 });
+
+    const listed = await review(served.databaseUrl, ["list", "--json"]);
+    assertStrictEquals(JSON.parse(listed.stdout)[0].status, "reviewed");
+    const shown = await review(served.databaseUrl, ["show", id, "--width", "200"]);
+    assertMatch(shown.stdout, /#1 \S+ reviewed by browser reviewer$/m);
+    assertMatch(
+      shown.stdout,
+      /#3 \S+ note by browser reviewer \(corrects the note of #2\): corrected note$/m,
+    );
+    const events = await served.query("SELECT seq, supersedes FROM review_events ORDER BY seq");
+    assertEquals(events.map((row) => Number(row.supersedes ?? 0)), [0, 0, 2]);
+  } finally {
+    const { code } = await console.stop();
+    assertStrictEquals(code, 0);
+    await served.close();
+  }
+});
+
+Deno.test("review serve binds to loopback only unless told otherwise", async () => {
+  const served = await serveBeacon();
+  try {
+    const run = await review(served.databaseUrl, ["serve", "--hostname", "0.0.0.0"]);
+    assertStrictEquals(run.code, 2);
+    assertMatch(run.stderr, /Cannot serve on 0\.0\.0\.0: the console binds to 127\.0\.0\.1 only/);
+  } finally {
+    await served.close();
+  }
+});

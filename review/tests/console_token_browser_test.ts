@@ -1,0 +1,97 @@
+/**
+ * The console's access token never reaches another server on loopback (issue 19, item 5), in
+ * real Chromium (playwright-core): the token arrives in the URL fragment, the page keeps it in
+ * sessionStorage and sends it as a header to its own origin only. No cookie is set for
+ * 127.0.0.1, and a neighbour listening on another 127.0.0.1 port, visited in the same browser
+ * (its page and its favicon), receives no request that carries the token anywhere.
+ *
+ * Skipped, with a message, only where `/usr/bin/chromium` does not exist.
+ */
+import { chromium } from "playwright-core";
+import { assert, assertEquals, assertStrictEquals } from "../../tests/support/assert.ts";
+import { serveBeacon } from "../../tests/support/serve.ts";
+import { startConsole } from "./support.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
+if (!hasChromium) {
+  console.log(`SKIPPED browser tests: ${CHROMIUM} is not installed (apt-get install chromium)`);
+}
+
+Deno.test({
+  name: "the console sets no cookie and a neighbour on another loopback port never sees the token",
+  ignore: !hasChromium,
+  async fn() {
+    const served = await serveBeacon();
+    await (await fetch(`${served.url}/beacon/0.1/submissions`, {
+      method: "POST",
+      headers: { "content-type": "text/plain; charset=utf-8" },
+      body: "a message for the queue",
+    })).body?.cancel();
+    // The neighbour: a real server on another 127.0.0.1 port that records what it is sent.
+    const seen: string[] = [];
+    const neighbour = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      (request) => {
+        seen.push([request.url, ...request.headers].join("\n"));
+        return new Response("<!doctype html><title>neighbour</title><p>hello</p>", {
+          headers: { "content-type": "text/html" },
+        });
+      },
+    );
+    const neighbourUrl = `http://127.0.0.1:${neighbour.addr.port}/`;
+    const console = await startConsole(served.databaseUrl);
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+    });
+    try {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const consoleRequests: { url: string; headers: Record<string, string> }[] = [];
+      page.on("request", (request) => {
+        if (request.url().startsWith(console.origin)) {
+          consoleRequests.push({ url: request.url(), headers: request.headers() });
+        }
+      });
+      await page.goto(console.url);
+      await page.locator("#queue li").first().waitFor();
+      // The fragment is gone from the address bar; the token never was in a request line.
+      assertStrictEquals(new URL(page.url()).hash, "");
+      assert(consoleRequests.every((request) => !request.url.includes(console.token)));
+      // It went out as a header, to the console's own API only.
+      const api = consoleRequests.filter((request) =>
+        new URL(request.url).pathname.startsWith("/api/")
+      );
+      assert(api.length > 0);
+      for (const request of api) {
+        assertStrictEquals(request.headers.authorization, `Bearer ${console.token}`);
+      }
+      // A reload keeps working from sessionStorage.
+      await page.reload();
+      await page.locator("#queue li").first().waitFor();
+      assertEquals(await context.cookies(), [], "no cookie for any host");
+
+      // Visit the neighbour in the same browser (a new tab, then the same tab).
+      const other = await context.newPage();
+      await other.goto(neighbourUrl);
+      await other.goto(neighbourUrl + "favicon.ico");
+      await page.goto(neighbourUrl + "again");
+      assert(seen.length >= 3, `the neighbour was reached: ${seen.length}`);
+      for (const request of seen) {
+        assert(!request.includes(console.token), `the neighbour saw the token:\n${request}`);
+        assert(
+          !/^cookie\n/im.test(request.replaceAll(",", "\n")),
+          `a cookie was sent:\n${request}`,
+        );
+      }
+      assertEquals(await context.cookies(), []);
+      await context.close();
+    } finally {
+      await browser.close();
+      await console.stop();
+      await neighbour.shutdown();
+      await served.close();
+    }
+  },
+});

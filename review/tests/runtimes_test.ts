@@ -1,0 +1,321 @@
+/**
+ * The reviewer's tool on every runtime (issue 23): a Node-only and a Bun-only machine list, show,
+ * mark and verify submissions with the documented commands, and print what Deno prints.
+ *
+ * "Node-only" and "Bun-only" are made real: each run gets a `PATH` holding nothing but that
+ * runtime (and `npm` for Node) and `sh`, so a step that quietly needed Deno, or the other
+ * runtime, fails here. The commands are the documented ones, run from the repository's folder:
+ * `npm run -s review -- …` and `bun run review …`, and the built `beacon-review` bin. The store
+ * is hostile (escape sequences, bidi controls, invisible characters, look-alike letters) and every
+ * output is checked inert. On Node the tool runs under Node's permission model, which is read back
+ * from the running process itself.
+ */
+import {
+  assert,
+  assertEquals,
+  assertMatch,
+  assertStrictEquals,
+} from "../../tests/support/assert.ts";
+import { build } from "../../scripts/build.ts";
+import { childEnvironment } from "../../scripts/runtimes.ts";
+import { bunExecutable, ensurePackages, nodeExecutable, ROOT } from "../../scripts/tools.ts";
+import { encodeSeed, generateSeed, signingKeyFromSeed } from "../../src/signing/mod.ts";
+import { assertRunInert, fill, message, review, type Run, tempDatabase, text } from "./support.ts";
+
+const HOSTILE = [
+  text(
+    "pay\u200Bpal invoice \x1b[31mred\x1b[0m \x1b]8;;https://evil.example/\x07click\x1b]8;;\x07",
+  ),
+  message({ subject: "Invoice \u202Etxt.exe", body: "p\u0430ypal \u2066hidden\u2069" }),
+  text("third, plain"),
+];
+
+/** A folder whose only programs are `programs` (name → executable) and `sh`. */
+async function onlyOnPath(programs: Record<string, string>): Promise<string> {
+  const folder = await Deno.makeTempDir({ prefix: "beacon-path-" });
+  for (const [name, target] of Object.entries({ ...programs, sh: "/bin/sh" })) {
+    await Deno.symlink(await Deno.realPath(await which(target)), `${folder}/${name}`);
+  }
+  return folder;
+}
+
+/** The file `name` runs from this PATH (`npm` is a script that `node` runs). */
+async function which(name: string): Promise<string> {
+  if (name.includes("/")) return name;
+  const output = await new Deno.Command("sh", {
+    args: ["-c", 'command -v "$0"', name],
+    stdout: "piped",
+  }).output();
+  const path = new TextDecoder().decode(output.stdout).trim();
+  assert(path !== "", `${name} is on the PATH`);
+  return path;
+}
+
+const fatal = new TextDecoder("utf-8", { fatal: true });
+
+/** Runs `command args` from the repository's folder with only `path` on the PATH. */
+async function runWithPath(
+  path: string,
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Run> {
+  const output = await new Deno.Command(command, {
+    args,
+    cwd: ROOT,
+    clearEnv: true,
+    env: { ...childEnvironment(), NO_COLOR: "1", ...env, PATH: path },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return {
+    code: output.code,
+    stdout: fatal.decode(output.stdout),
+    stderr: fatal.decode(output.stderr),
+  };
+}
+
+/** The documented way to run the tool on each runtime, from a clone. */
+interface Way {
+  readonly name: string;
+  /** How the tool names itself in its hints there. */
+  readonly program: string;
+  run(args: string[], env?: Record<string, string>): Promise<Run>;
+}
+
+async function ways(): Promise<Way[]> {
+  await ensurePackages(); // the root package.json's dependencies: `npm install` / `bun install`
+  await build("package"); // dist/ built now, under the build lock, so no run below rebuilds it
+  const node = await nodeExecutable();
+  const nodeOnly = await onlyOnPath({ node, npm: "npm" });
+  const bunOnly = await onlyOnPath({ bun: await bunExecutable() });
+  return [
+    {
+      name: "deno",
+      program: "deno task review",
+      run: (args, env = {}) => review(args.at(-1)!, args.slice(0, -1), env),
+    },
+    {
+      name: "node (npm run review)",
+      program: "npm run review --",
+      run: (args, env) =>
+        runWithPath(
+          nodeOnly,
+          `${nodeOnly}/npm`,
+          ["run", "-s", "review", "--", ...database(args)],
+          env,
+        ),
+    },
+    {
+      name: "node (the beacon-review bin)",
+      program: "beacon-review",
+      run: (args, env) =>
+        runWithPath(nodeOnly, `${nodeOnly}/node`, [
+          `${ROOT}/dist/beacon-review.mjs`,
+          ...database(args),
+        ], env),
+    },
+    {
+      name: "bun (bun run review)",
+      program: "bun run review",
+      run: (args, env) =>
+        runWithPath(bunOnly, `${bunOnly}/bun`, ["run", "review", ...database(args)], env),
+    },
+  ];
+}
+
+/** The helper's convention (the database URL last) as the command line a reviewer types. */
+function database(args: string[]): string[] {
+  return [...args.slice(0, -1), "--database", args.at(-1)!];
+}
+
+/** Output with the runtime's own name for the tool replaced, so runtimes can be compared. */
+function comparable(run: Run, way: Way): string {
+  return run.stdout.replaceAll(way.program, "<program>");
+}
+
+Deno.test("list, show, stats, export and verify print the same on Deno, Node and Bun", async () => {
+  const seedBytes = generateSeed();
+  const seed = encodeSeed(seedBytes);
+  const publicKey = (await signingKeyFromSeed(seedBytes)).publicKey;
+  const store = await tempDatabase();
+  const receipts = await fill(store, HOSTILE, { signingKey: seed, treeHeads: true });
+  const hostileId = String(receipts[1].id);
+  const commands = [
+    ["list"],
+    ["list", "--json"],
+    ["show", hostileId, "--trust", publicKey],
+    ["next", "--trust", publicKey],
+    ["stats"],
+    ["export", "--format", "csv"],
+    ["verify", "--trust", publicKey],
+  ];
+  const all = await ways();
+  const reference = new Map<string, string>();
+  for (const way of all) {
+    for (const command of commands) {
+      const run = await way.run([...command, store.url]);
+      const what = `${way.name}: ${command.join(" ")}`;
+      assertStrictEquals(run.code, 0, `${what}\n${run.stdout}\n${run.stderr}`);
+      assertRunInert(run);
+      const key = command.join(" ");
+      if (!reference.has(key)) reference.set(key, comparable(run, way));
+      else assertEquals(comparable(run, way), reference.get(key), `${what} differs from Deno`);
+    }
+  }
+  // The checks really ran: escapes shown, the look-alike flagged, the tree head verified.
+  assertMatch(reference.get(`show ${hostileId} --trust ${publicKey}`)!, /\\u202E/);
+  assertMatch(reference.get("list")!, /pay\\u200Bpal/);
+  assertMatch(reference.get(`verify --trust ${publicKey}`)!, /no problems found/);
+  assertMatch(reference.get(`next --trust ${publicKey}`)!, /^next: <program> mark /m);
+});
+
+Deno.test("a Node-only and a Bun-only machine mark submissions, and a refusal reads the same", async () => {
+  const store = await tempDatabase();
+  const receipts = await fill(store, HOSTILE);
+  const all = (await ways()).filter((way) => way.name !== "deno");
+  for (const [index, way] of all.entries()) {
+    const id = String(receipts[index].id);
+    const mark = await way.run(
+      [
+        "mark",
+        id,
+        "--status",
+        "dismissed",
+        "--note",
+        `by ${way.name}`,
+        "--reviewer",
+        "R",
+        store.url,
+      ],
+    );
+    assertStrictEquals(mark.code, 0, `${way.name}: ${mark.stderr}`);
+    assertRunInert(mark);
+  }
+  // Deno reads back what Node and Bun appended.
+  for (const [index, way] of all.entries()) {
+    const shown = await review(store, ["show", String(receipts[index].id)]);
+    assertMatch(shown.stdout, /status\s+dismissed/);
+    assert(shown.stdout.includes(`by ${way.name}`), `${way.name}'s note is in the history`);
+  }
+  // The same usage error, exit status and hint on every runtime (with its own program name).
+  for (const way of all) {
+    const refused = await way.run(["list", "--limit", "0", store.url]);
+    assertStrictEquals(refused.code, 2, `${way.name}: ${refused.stderr}`);
+    assertMatch(refused.stderr, /^error: Cannot parse --limit/m);
+    assert(refused.stderr.includes(`Try: ${way.program} list --help`), refused.stderr);
+  }
+});
+
+/** A running `serve` of another runtime: its URL line read, the console checked. */
+async function startServing(command: string, args: string[]) {
+  const child = new Deno.Command(command, {
+    args,
+    cwd: ROOT,
+    clearEnv: true,
+    env: childEnvironment(),
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let printed = "";
+  while (!printed.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    printed += value;
+  }
+  reader.releaseLock();
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await child.stdout.cancel().catch(() => {});
+    return { code: (await child.status).code, stderr: await stderr };
+  };
+  const url = /(http:\/\/127\.0\.0\.1:\d+)\/#token=([A-Za-z0-9_-]{43})/.exec(printed);
+  if (url === null) {
+    const { stderr } = await stop();
+    throw new Error(`serve did not print its URL: ${printed} ${stderr}`);
+  }
+  return { pid: child.pid, origin: url[1], token: url[2], stop };
+}
+
+/** The console answers its page under the CSP, and its queue with the token. */
+async function assertConsoleServes(origin: string, token: string, items: number): Promise<void> {
+  const page = await fetch(`${origin}/`);
+  assertStrictEquals(page.status, 200);
+  assertMatch(page.headers.get("content-security-policy") ?? "", /default-src 'none'/);
+  await page.body?.cancel();
+  const script = await fetch(`${origin}/static/console.js`);
+  assertStrictEquals(script.status, 200, "the console's script is served (dist/static on Node)");
+  await script.body?.cancel();
+  const queue = await fetch(`${origin}/api/queue`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  assertStrictEquals(queue.status, 200);
+  assertStrictEquals((await queue.json()).items.length, items);
+  const refused = await fetch(`${origin}/api/queue`);
+  assertStrictEquals(refused.status, 401, "no token, no data");
+  await refused.body?.cancel();
+}
+
+Deno.test("serve on Node runs under the permission model: no process, no worker, no other folder", async () => {
+  await build("package");
+  const store = await tempDatabase();
+  await fill(store, [text("one")]);
+  const serving = await startServing(await nodeExecutable(), [
+    `${ROOT}/dist/beacon-review.mjs`,
+    "serve",
+    "--database",
+    store.url,
+  ]);
+  try {
+    // The console answers from the Node process, through the server's node:http adapter.
+    await assertConsoleServes(serving.origin, serving.token, 1);
+    // The process that serves is the launcher's child; its command line is its permissions.
+    const children = (await Deno.readTextFile(`/proc/${serving.pid}/task/${serving.pid}/children`))
+      .trim().split(/\s+/);
+    assertStrictEquals(children.length, 1, "one child: the tool");
+    const argv = (await Deno.readTextFile(`/proc/${children[0]}/cmdline`)).split("\0");
+    assert(
+      argv.some((arg) => arg === "--permission" || arg === "--experimental-permission"),
+      argv.join(" "),
+    );
+    assert(argv.includes(`--allow-fs-write=${store.directory}`));
+    assert(argv.includes(`--allow-fs-read=${store.directory}`));
+    assert(argv.includes("--allow-addons"), "a file database loads the native driver");
+    for (const forbidden of ["--allow-child-process", "--allow-worker", "--allow-wasi"]) {
+      assert(!argv.some((arg) => arg.startsWith(forbidden)), `${forbidden} is never given`);
+    }
+    const reads = argv.filter((arg) => arg.startsWith("--allow-fs-read=")).map((arg) =>
+      arg.slice("--allow-fs-read=".length)
+    );
+    for (const folder of reads) {
+      assert(
+        folder === store.directory || folder.endsWith("/dist") || folder.endsWith("/node_modules"),
+        `reads only the database, its own code and its dependencies: ${folder}`,
+      );
+    }
+  } finally {
+    const stopped = await serving.stop();
+    assertStrictEquals(stopped.code, 0, `stopped cleanly on SIGTERM: ${stopped.stderr}`);
+  }
+});
+
+Deno.test("serve on Bun: the same console, stopped by SIGTERM", async () => {
+  await ensurePackages();
+  const store = await tempDatabase();
+  await fill(store, [text("one"), text("two")]);
+  const serving = await startServing(await bunExecutable(), [
+    `${ROOT}/review/node.ts`,
+    "serve",
+    "--database",
+    store.url,
+  ]);
+  try {
+    await assertConsoleServes(serving.origin, serving.token, 2);
+  } finally {
+    const stopped = await serving.stop();
+    assertStrictEquals(stopped.code, 0, `stopped cleanly on SIGTERM: ${stopped.stderr}`);
+  }
+});

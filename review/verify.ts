@@ -1,0 +1,391 @@
+/**
+ * `review verify`: integrity of the whole store, then, when the holder of the signing key runs
+ * it, a new signed checkpoint.
+ *
+ * 1. Every submission, in `seq` order (keyset pages, queries.ts): the SHA-256 digest of the
+ *    stored bytes is recomputed and compared with the stored `digest`, the stored `size` with
+ *    the byte count, and `seq` must have no gaps (SQLite gives a new row the largest rowid plus
+ *    one, so a gap means rows were deleted). A redacted row (a redaction record, and zero
+ *    content bytes: the one change the database allows) is reported as redacted, not as a
+ *    problem: its digest and size stay those of what was received. Its record must be signed by
+ *    a trusted key over the row's id and digest, and dated at or after the row's receipt time;
+ *    an unsigned, forged or backdated record is a problem, and so is emptied content without a
+ *    record (its digest no longer matches).
+ * 2. The Merkle tree of RFC 6962 §2.1 is rebuilt over the rows' leaf data (merkle.ts), and at
+ *    every recorded checkpoint's `tree_size` the root over that prefix must equal the recorded
+ *    `root_hash`. A checkpoint must also carry a valid Ed25519 signature (signing/checkpoint.ts)
+ *    by a trusted key: `--trust KEY` (repeatable) when given, else the public half of
+ *    `BEACON_SIGNING_KEY`, else the public half of the key the server stored. Without any of
+ *    them the run fails and says so: it never makes up a key of its own. Roots kept outside the
+ *    database can be checked the same way with `--root SIZE:HEX` (repeatable).
+ * 3. Every mismatch is reported with its row or checkpoint, and the exit status is 1 if there
+ *    was any. A store with submissions but no checkpoint and no `--root` fails too: nothing
+ *    vouches for it. Only when nothing is wrong, the log grew since the latest checkpoint, and
+ *    `BEACON_SIGNING_KEY` is given (the tool holds no private key unless a reviewer is handed
+ *    one on purpose), a new checkpoint is signed and appended; `--no-checkpoint` makes the run
+ *    read-only whatever the environment says. A checkpoint is never appended over a store known
+ *    to be inconsistent: the signature would vouch for the damage.
+ *
+ * @module
+ */
+import {
+  fromBase64url,
+  hex,
+  leafHash,
+  MerkleAccumulator,
+  parseSigningKey,
+  sha256Digest,
+  signCheckpoint,
+  SIGNING_KEY_SECRET,
+  type SigningKey,
+  signingKeyFromSeed,
+  submissionLeafData,
+  verifyCheckpoint,
+  verifyRedaction,
+} from "../src/signing/mod.ts";
+import { appendCheckpoint } from "./appends.ts";
+import {
+  databaseConfig,
+  openForAppending,
+  openForReading,
+  type ReviewDatabase,
+} from "./database.ts";
+import { CliError, type Context } from "./io.ts";
+import { type OptionValues, widthFrom } from "./options.ts";
+import { type CheckpointRow, checkpoints } from "./events.ts";
+import { type Redaction, submissionPages, type SubmissionRow } from "./queries.ts";
+import { Findings, safeBlock, safeText } from "./render.ts";
+
+/** The options of `verify`. */
+export const VERIFY_OPTIONS = {
+  "no-checkpoint": { type: "boolean" },
+  trust: { type: "string", multiple: true },
+  root: { type: "string", multiple: true },
+} as const;
+
+/** A root the tree must have at some size: a recorded checkpoint, or one given with --root. */
+interface Expectation {
+  readonly label: string;
+  readonly treeSize: number;
+  readonly rootHash: string;
+  readonly external: boolean;
+}
+
+function externalRoots(values: OptionValues): Expectation[] {
+  return ((values.root as string[] | undefined) ?? []).map((text) => {
+    const match = /^([0-9]{1,15}):([0-9a-f]{64})$/.exec(text);
+    if (match === null) {
+      throw new CliError("Cannot parse --root: give TREE_SIZE:ROOT_HASH (64 lowercase hex)", 2);
+    }
+    return {
+      label: `root given with --root for tree size ${match[1]}`,
+      treeSize: Number(match[1]),
+      rootHash: match[2],
+      external: true,
+    };
+  });
+}
+
+/** The key given on purpose with `BEACON_SIGNING_KEY`, the only one the tool signs with. */
+export async function configuredKey(context: Context): Promise<SigningKey | undefined> {
+  const configured = context.env("BEACON_SIGNING_KEY");
+  if (configured === undefined || configured === "") return undefined;
+  try {
+    return await signingKeyFromSeed(parseSigningKey(configured));
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+}
+
+/** The public half of the key the server stored, if there is one; never creates it. */
+export async function storedPublicKey(database: ReviewDatabase): Promise<string | undefined> {
+  const tables = await database.client.execute(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'secrets'",
+  );
+  if (tables.rows.length === 0) return undefined;
+  const rows = (await database.client.execute({
+    sql: "SELECT value FROM secrets WHERE name = ?",
+    args: [SIGNING_KEY_SECRET],
+  })).rows;
+  const value = rows[0]?.value;
+  if (!(value instanceof ArrayBuffer) || value.byteLength !== 32) return undefined;
+  return (await signingKeyFromSeed(new Uint8Array(value))).publicKey;
+}
+
+async function trustedKeys(
+  values: OptionValues,
+  key: SigningKey | undefined,
+  database: ReviewDatabase,
+): Promise<{ keys: Set<string>; source: string }> {
+  const given = (values.trust as string[] | undefined) ?? [];
+  for (const text of given) {
+    if (fromBase64url(text)?.length !== 32) {
+      throw new CliError(
+        "Cannot parse --trust: give a raw Ed25519 public key in base64url (43 characters)",
+        2,
+      );
+    }
+  }
+  if (given.length > 0) return { keys: new Set(given), source: "--trust" };
+  if (key !== undefined) return { keys: new Set([key.publicKey]), source: "BEACON_SIGNING_KEY" };
+  const stored = await storedPublicKey(database);
+  if (stored !== undefined) return { keys: new Set([stored]), source: "the stored key" };
+  return { keys: new Set(), source: "none" };
+}
+
+async function hasRedactions(database: ReviewDatabase): Promise<boolean> {
+  if (!database.schema.redactions) return false;
+  return (await database.client.execute("SELECT 1 FROM redactions LIMIT 1")).rows.length > 0;
+}
+
+/**
+ * What is wrong with a row's redaction record, or undefined when it holds: it is signed
+ * (src/signing/redaction.ts) by a trusted key over this row's id and digest and its own time,
+ * reason and operator, and that time is not before the row was received. A database writer
+ * without the key can neither make such a record nor backdate one.
+ */
+async function redactionFlaw(
+  row: SubmissionRow,
+  redaction: Redaction,
+  trusted: ReadonlySet<string>,
+): Promise<string | undefined> {
+  if (redaction.signature === null || redaction.publicKey === null) {
+    return "is not signed (only the holder of the signing key may redact)";
+  }
+  const fields = {
+    id: row.id,
+    digest: row.digest,
+    reason: redaction.reason,
+    by: redaction.by,
+    createdAt: redaction.createdAt,
+  };
+  if (!await verifyRedaction(redaction.publicKey, fields, redaction.signature)) {
+    return "has a signature that does not verify (forged or altered)";
+  }
+  if (!trusted.has(redaction.publicKey)) {
+    return `is signed by ${safeText(redaction.publicKey)}, not a trusted key`;
+  }
+  if (!(Date.parse(redaction.createdAt) >= Date.parse(row.receivedAt))) {
+    return `is dated ${safeText(redaction.createdAt)}, before the submission was received ` +
+      `(${safeText(row.receivedAt)})`;
+  }
+  return undefined;
+}
+
+function describe(checkpoint: CheckpointRow): string {
+  return `checkpoint ${checkpoint.seq} (tree size ${checkpoint.treeSize}, ` +
+    `${safeText(checkpoint.createdAt)})`;
+}
+
+/**
+ * Runs `verify`.
+ *
+ * @param context Outputs, environment, clock.
+ * @param values Parsed options.
+ * @returns 0 when everything matched, 1 when any problem was found.
+ */
+export async function verifyCommand(context: Context, values: OptionValues): Promise<number> {
+  const external = externalRoots(values);
+  const configured = await configuredKey(context);
+  // Only the holder of the key appends; everyone else reads.
+  const key = values["no-checkpoint"] === true ? undefined : configured;
+  const config = databaseConfig(values.database as string, context.env);
+  const database = key === undefined
+    ? await openForReading(config)
+    : await openForAppending(config, context.now);
+  try {
+    const trust = await trustedKeys(values, configured, database);
+    const width = widthFrom(values, context.terminalColumns);
+    const say = (text: string) =>
+      context.stdout.line(
+        safeBlock(text, new Findings(), { width, continuation: "    ", defang: false }).join("\n"),
+      );
+    let problems = 0;
+    const problem = async (text: string) => {
+      problems++;
+      // One line per problem, never wrapped, so `grep PROBLEM` finds each one whole.
+      await context.stdout.line("PROBLEM: " + text);
+    };
+
+    // Checkpoints: signatures first, then roots as the tree grows past each size.
+    const recorded = await checkpoints(database.client, database.schema);
+    if (trust.keys.size === 0 && (recorded.length > 0 || await hasRedactions(database))) {
+      throw new CliError(
+        `Cannot verify the ${recorded.length > 0 ? "checkpoints" : "redactions"}: there is no ` +
+          "key to trust (the stored signing key is missing, and neither BEACON_SIGNING_KEY nor " +
+          "--trust PUBLIC_KEY is given)",
+      );
+    }
+    const pending = new Map<number, Expectation[]>();
+    const expect = (expectation: Expectation) =>
+      pending.set(expectation.treeSize, [
+        ...(pending.get(expectation.treeSize) ?? []),
+        expectation,
+      ]);
+    for (const checkpoint of recorded) {
+      const fields = {
+        treeSize: checkpoint.treeSize,
+        rootHash: checkpoint.rootHash,
+        createdAt: checkpoint.createdAt,
+      };
+      if (!await verifyCheckpoint(checkpoint.publicKey, fields, checkpoint.signature)) {
+        await problem(`${describe(checkpoint)}: the signature does not verify`);
+      } else if (!trust.keys.has(checkpoint.publicKey)) {
+        await problem(
+          `${describe(checkpoint)}: signed by ${safeText(checkpoint.publicKey)}, not a key ` +
+            `trusted by ${trust.source}`,
+        );
+      }
+      expect({ ...checkpoint, label: describe(checkpoint), external: false });
+    }
+    external.forEach(expect);
+    const tree = new MerkleAccumulator();
+    let matched = 0;
+    let externalMatched = 0;
+    const compareAt = async () => {
+      const due = pending.get(tree.size);
+      if (due === undefined) return;
+      pending.delete(tree.size);
+      const root = hex(await tree.root());
+      for (const expectation of due) {
+        if (expectation.rootHash !== root) {
+          await problem(
+            `${expectation.label}: recorded root ${safeText(expectation.rootHash)} but the ` +
+              `first ${tree.size} submissions now give ${root}`,
+          );
+        } else if (expectation.external) externalMatched++;
+        else matched++;
+      }
+    };
+    await compareAt(); // tree size 0
+
+    // Every row, in order.
+    let expected = 1;
+    let digestMismatches = 0;
+    const redacted: string[] = [];
+    for await (const page of submissionPages(database.client, database.schema, {})) {
+      for (const row of page) {
+        const where = `row ${row.seq} (receipt ${safeText(row.id)})`;
+        if (row.seq !== expected) {
+          await problem(
+            row.seq - expected === 1
+              ? `row ${expected} is missing (deleted?)`
+              : `rows ${expected} to ${row.seq - 1} are missing (deleted?)`,
+          );
+        }
+        expected = row.seq + 1;
+        if (row.redaction !== null) {
+          const flaw = await redactionFlaw(row, row.redaction, trust.keys);
+          if (flaw !== undefined) await problem(`${where}: redaction record ${flaw}`);
+        }
+        if (row.redaction !== null && row.content.length === 0) {
+          redacted.push(
+            `${where}: content redacted ${safeText(row.redaction.createdAt)} by ` +
+              `${safeText(row.redaction.by)}; digest and size kept as received`,
+          );
+        } else {
+          const actual = sha256Digest(row.content);
+          if (actual !== row.digest) {
+            digestMismatches++;
+            await problem(
+              `${where}: stored digest ${safeText(row.digest)} but the content hashes to ${actual}`,
+            );
+          }
+          if (row.size !== row.content.length) {
+            await problem(
+              `${where}: stored size ${row.size} but ${row.content.length} bytes are stored`,
+            );
+          }
+        }
+        let leafData: Uint8Array;
+        try {
+          leafData = submissionLeafData(row);
+        } catch {
+          await problem(`${where}: its columns cannot be encoded as a leaf (unpaired surrogate)`);
+          leafData = new TextEncoder().encode(
+            `${row.seq} ${row.id} ${row.receivedAt} ${row.digest}`,
+          );
+        }
+        await tree.append(await leafHash(leafData));
+        await compareAt();
+      }
+    }
+    for (const due of pending.values()) {
+      for (const expectation of due) {
+        await problem(
+          `${expectation.label}: covers ${expectation.treeSize} submissions but only ` +
+            `${tree.size} exist (rows removed?)`,
+        );
+      }
+    }
+
+    const root = hex(await tree.root());
+    await say(
+      `checked ${tree.size} submission${tree.size === 1 ? "" : "s"} ` +
+        `(${digestMismatches} digest mismatch${digestMismatches === 1 ? "" : "es"}, ` +
+        `${redacted.length} redacted) and ` +
+        `${recorded.length} checkpoint${recorded.length === 1 ? "" : "s"} ` +
+        `(${matched} root${matched === 1 ? "" : "s"} matched)`,
+    );
+    for (const line of redacted) await say("redacted: " + line);
+    if (external.length > 0) {
+      await say(`${externalMatched} of ${external.length} roots given with --root matched`);
+    }
+    await say(`tree size ${tree.size}, root ${root}`);
+    if (problems > 0) {
+      await say(
+        `${problems} problem${problems === 1 ? "" : "s"} found` +
+          (key === undefined ? "" : "; no checkpoint appended (it would vouch for them)"),
+      );
+      return 1;
+    }
+    const latest = recorded.at(-1);
+    const covered = Math.max(latest?.treeSize ?? 0, ...external.map((root) => root.treeSize));
+    if (key === undefined) {
+      if (tree.size > 0 && recorded.length === 0 && external.length === 0) {
+        await say(
+          "FAILED: no checkpoint and no --root covers these submissions, so nothing shows they " +
+            "were not changed; the server signs one at a graceful stop and every " +
+            "BEACON_CHECKPOINT_INTERVAL (unless it is off), or the holder of the signing key " +
+            "runs verify with BEACON_SIGNING_KEY",
+        );
+        return 1;
+      }
+      await say(
+        "no problems found" +
+          (tree.size > covered
+            ? `; ${tree.size - covered} submission${
+              tree.size - covered === 1 ? "" : "s"
+            } after the latest checkpoint not yet covered (no checkpoint appended: ` +
+              (values["no-checkpoint"] === true
+                ? "--no-checkpoint)"
+                : "BEACON_SIGNING_KEY is not given)")
+            : ""),
+      );
+      return 0;
+    }
+    if (latest !== undefined && latest.treeSize === tree.size) {
+      await say(
+        `no problems found; no checkpoint appended: the log has not grown since checkpoint ` +
+          `${latest.seq}`,
+      );
+      return 0;
+    }
+    const head = {
+      treeSize: tree.size,
+      rootHash: root,
+      createdAt: new Date(context.now()).toISOString(),
+    };
+    const signature = await signCheckpoint(key, head);
+    const seq = await appendCheckpoint(database.client, head, signature, key.publicKey);
+    await say(
+      `no problems found; appended checkpoint ${seq} (tree size ${head.treeSize}, ` +
+        `${head.createdAt})`,
+    );
+    await say(`signed by key ${key.publicKey}`);
+    await say(`(fingerprint ${key.fingerprint})`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
