@@ -56,12 +56,13 @@ const serve: ServeConsole = (listen, handler) => {
 };
 
 /**
- * How the reviewer ran the tool, from what npm and Bun tell a script they run: `npm run review
- * --`, `bun run review`, else the package's command (`npx beacon-review`, or on the PATH).
+ * How the reviewer ran the tool: `npm run review --` or `bun run review` (package.json's script,
+ * which npm and Bun announce in `npm_lifecycle_event`; which of them by the runtime this is),
+ * else the package's command (`npx beacon-review`, or on the PATH).
  */
 function program(env: (name: string) => string | undefined): string {
   if (env("npm_lifecycle_event") !== "review") return "beacon-review";
-  return env("npm_config_user_agent")?.startsWith("bun/") ? "bun run review" : "npm run review --";
+  return process.versions.bun === undefined ? "npm run review --" : "bun run review";
 }
 
 /**

@@ -205,6 +205,8 @@ Deno.test({
       await newCount(page, --pending);
       await page.getByRole("button", { name: "Back to new", exact: true }).click();
       await newCount(page, ++pending);
+      // The count and the item's history are redrawn by separate answers: wait for the event.
+      await page.locator("#item .history .chip").nth(buttons.length).waitFor();
       assertEquals(
         await page.locator("#item .history .chip").allTextContents(),
         [...buttons.map(([, status]) => status), "new"],

@@ -53,22 +53,32 @@ async function which(name: string): Promise<string> {
 
 const fatal = new TextDecoder("utf-8", { fatal: true });
 
-/** Runs `command args` from the repository's folder with only `path` on the PATH. */
+/**
+ * Runs `command args` from the repository's folder with only `path` on the PATH, and `input` as
+ * its standard input (none without it).
+ */
 async function runWithPath(
   path: string,
   command: string,
   args: string[],
   env: Record<string, string> = {},
+  input?: string,
 ): Promise<Run> {
-  const output = await new Deno.Command(command, {
+  const child = new Deno.Command(command, {
     args,
     cwd: ROOT,
     clearEnv: true,
     env: { ...childEnvironment(), NO_COLOR: "1", ...env, PATH: path },
-    stdin: "null",
+    stdin: input === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
-  }).output();
+  }).spawn();
+  if (input !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(input));
+    await writer.close();
+  }
+  const output = await child.output();
   return {
     code: output.code,
     stdout: fatal.decode(output.stdout),
@@ -81,7 +91,7 @@ interface Way {
   readonly name: string;
   /** How the tool names itself in its hints there. */
   readonly program: string;
-  run(args: string[], env?: Record<string, string>): Promise<Run>;
+  run(args: string[], env?: Record<string, string>, input?: string): Promise<Run>;
 }
 
 async function ways(): Promise<Way[]> {
@@ -94,33 +104,40 @@ async function ways(): Promise<Way[]> {
     {
       name: "deno",
       program: "deno task review",
-      run: (args, env = {}) => review(args.at(-1)!, args.slice(0, -1), env),
+      run: (args, env = {}, input) => review(args.at(-1)!, args.slice(0, -1), env, input),
     },
     {
       name: "node (npm run review)",
       program: "npm run review --",
-      run: (args, env) =>
+      run: (args, env, input) =>
         runWithPath(
           nodeOnly,
           `${nodeOnly}/npm`,
           ["run", "-s", "review", "--", ...database(args)],
           env,
+          input,
         ),
     },
     {
       name: "node (the beacon-review bin)",
       program: "beacon-review",
-      run: (args, env) =>
-        runWithPath(nodeOnly, `${nodeOnly}/node`, [
-          `${ROOT}/dist/beacon-review.mjs`,
-          ...database(args),
-        ], env),
+      run: (args, env, input) =>
+        runWithPath(
+          nodeOnly,
+          `${nodeOnly}/node`,
+          [
+            `${ROOT}/dist/beacon-review.mjs`,
+            ...database(args),
+          ],
+          env,
+          input,
+        ),
     },
     {
       name: "bun (bun run review)",
       program: "bun run review",
-      run: (args, env) =>
-        runWithPath(bunOnly, `${bunOnly}/bun`, ["run", "review", ...database(args)], env),
+      run: (args, env, input) =>
+        runWithPath(bunOnly, `${bunOnly}/bun`, ["run", "review", ...database(args)], env, input),
     },
   ];
 }
@@ -171,7 +188,7 @@ Deno.test("list, show, stats, export and verify print the same on Deno, Node and
   assertMatch(reference.get(`next --trust ${publicKey}`)!, /^next: <program> mark /m);
 });
 
-Deno.test("a Node-only and a Bun-only machine mark submissions, and a refusal reads the same", async () => {
+Deno.test("a Node-only and a Bun-only machine mark and triage submissions, and refuse the same", async () => {
   const store = await tempDatabase();
   const receipts = await fill(store, HOSTILE);
   const all = (await ways()).filter((way) => way.name !== "deno");
@@ -198,6 +215,17 @@ Deno.test("a Node-only and a Bun-only machine mark submissions, and a refusal re
     const shown = await review(store, ["show", String(receipts[index].id)]);
     assertMatch(shown.stdout, /status\s+dismissed/);
     assert(shown.stdout.includes(`by ${way.name}`), `${way.name}'s note is in the history`);
+  }
+  // triage reads its answers from standard input on every runtime: the oldest new one escalated.
+  for (const way of all) {
+    const store = await tempDatabase();
+    const [first, second] = await fill(store, HOSTILE);
+    const triage = await way.run(["triage", "--reviewer", "R", store.url], {}, "e\nq\n");
+    assertStrictEquals(triage.code, 0, `${way.name}: ${triage.stderr}`);
+    assertRunInert(triage);
+    assertMatch(triage.stdout, /stopped: 1 marked in this run/);
+    assertMatch((await review(store, ["show", String(first.id)])).stdout, /status\s+escalated/);
+    assertMatch((await review(store, ["show", String(second.id)])).stdout, /status\s+new/);
   }
   // The same usage error, exit status and hint on every runtime (with its own program name).
   for (const way of all) {
