@@ -20,7 +20,16 @@ import { build } from "../../scripts/build.ts";
 import { childEnvironment } from "../../scripts/runtimes.ts";
 import { bunExecutable, ensurePackages, nodeExecutable, ROOT } from "../../scripts/tools.ts";
 import { encodeSeed, generateSeed, signingKeyFromSeed } from "../../src/signing/mod.ts";
-import { assertRunInert, fill, message, review, type Run, tempDatabase, text } from "./support.ts";
+import {
+  assertRunInert,
+  fill,
+  message,
+  review,
+  type Run,
+  runTool,
+  tempDatabase,
+  text,
+} from "./support.ts";
 
 const HOSTILE = [
   text(
@@ -51,39 +60,15 @@ async function which(name: string): Promise<string> {
   return path;
 }
 
-const fatal = new TextDecoder("utf-8", { fatal: true });
-
-/**
- * Runs `command args` from the repository's folder with only `path` on the PATH, and `input` as
- * its standard input (none without it).
- */
-async function runWithPath(
+/** Runs `command args` from the repository's folder with only `path` on the PATH. */
+function runWithPath(
   path: string,
   command: string,
   args: string[],
   env: Record<string, string> = {},
   input?: string,
 ): Promise<Run> {
-  const child = new Deno.Command(command, {
-    args,
-    cwd: ROOT,
-    clearEnv: true,
-    env: { ...childEnvironment(), NO_COLOR: "1", ...env, PATH: path },
-    stdin: input === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (input !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(input));
-    await writer.close();
-  }
-  const output = await child.output();
-  return {
-    code: output.code,
-    stdout: fatal.decode(output.stdout),
-    stderr: fatal.decode(output.stderr),
-  };
+  return runTool(command, args, { ...env, PATH: path }, input);
 }
 
 /** The documented way to run the tool on each runtime, from a clone. */

@@ -132,24 +132,21 @@ export interface Run {
 const fatal = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * Runs `deno task review <args>` as a subprocess against `database`, with a clean environment
- * (only what Deno itself needs, plus `env`), and `input` as its standard input (none without
- * it). Output must be valid UTF-8.
+ * Runs `command args` from the repository's folder with a clean environment (the runtime's own
+ * variables, `NO_COLOR`, then `env`), and `input` as its standard input (none without it).
+ * Output must be valid UTF-8.
  */
-export async function review(
-  database: TempDatabase | string,
+export async function runTool(
+  command: string,
   args: string[],
   env: Record<string, string> = {},
   input?: string,
 ): Promise<Run> {
-  const url = typeof database === "string" ? database : database.url;
-  // The runtime's own variables (DENO_DIR, certificates, proxies), none of the BEACON_* set.
-  const inherited = childEnvironment();
-  const all = [...args, "--database", url];
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...await reviewFlags(all, env), MAIN, ...all],
+  const child = new Deno.Command(command, {
+    args,
     cwd: ROOT,
-    env: { ...inherited, NO_COLOR: "1", ...env },
+    // The runtime's own variables (DENO_DIR, certificates, proxies), none of the BEACON_* set.
+    env: { ...childEnvironment(), NO_COLOR: "1", ...env },
     clearEnv: true,
     stdin: input === undefined ? "null" : "piped",
     stdout: "piped",
@@ -166,6 +163,26 @@ export async function review(
     stdout: fatal.decode(output.stdout),
     stderr: fatal.decode(output.stderr),
   };
+}
+
+/**
+ * Runs `deno task review <args>` as a subprocess against `database`, with exactly the permissions
+ * its launcher computes for that command line ({@linkcode runTool} for the rest).
+ */
+export async function review(
+  database: TempDatabase | string,
+  args: string[],
+  env: Record<string, string> = {},
+  input?: string,
+): Promise<Run> {
+  const url = typeof database === "string" ? database : database.url;
+  const all = [...args, "--database", url];
+  return await runTool(
+    Deno.execPath(),
+    ["run", ...await reviewFlags(all, env), MAIN, ...all],
+    env,
+    input,
+  );
 }
 
 /**
