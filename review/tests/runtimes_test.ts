@@ -17,7 +17,6 @@ import {
   assertStrictEquals,
 } from "../../tests/support/assert.ts";
 import { build } from "../../scripts/build.ts";
-import { childEnvironment } from "../../scripts/runtimes.ts";
 import { bunExecutable, ensurePackages, nodeExecutable, ROOT } from "../../scripts/tools.ts";
 import { encodeSeed, generateSeed, signingKeyFromSeed } from "../../src/signing/mod.ts";
 import {
@@ -27,6 +26,7 @@ import {
   review,
   type Run,
   runTool,
+  serveWith,
   tempDatabase,
   text,
 } from "./support.ts";
@@ -221,38 +221,6 @@ Deno.test("a Node-only and a Bun-only machine mark and triage submissions, and r
   }
 });
 
-/** A running `serve` of another runtime: its URL line read, the console checked. */
-async function startServing(command: string, args: string[]) {
-  const child = new Deno.Command(command, {
-    args,
-    cwd: ROOT,
-    clearEnv: true,
-    env: childEnvironment(),
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const stderr = new Response(child.stderr).text();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let printed = "";
-  while (!printed.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    printed += value;
-  }
-  reader.releaseLock();
-  const stop = async () => {
-    child.kill("SIGTERM");
-    await child.stdout.cancel().catch(() => {});
-    return { code: (await child.status).code, stderr: await stderr };
-  };
-  const url = /(http:\/\/127\.0\.0\.1:\d+)\/#token=([A-Za-z0-9_-]{43})/.exec(printed);
-  if (url === null) {
-    const { stderr } = await stop();
-    throw new Error(`serve did not print its URL: ${printed} ${stderr}`);
-  }
-  return { pid: child.pid, origin: url[1], token: url[2], stop };
-}
-
 /** The console answers its page under the CSP, and its queue with the token. */
 async function assertConsoleServes(origin: string, token: string, items: number): Promise<void> {
   const page = await fetch(`${origin}/`);
@@ -276,7 +244,7 @@ Deno.test("serve on Node runs under the permission model: no process, no worker,
   await build("package");
   const store = await tempDatabase();
   await fill(store, [text("one")]);
-  const serving = await startServing(await nodeExecutable(), [
+  const serving = await serveWith(await nodeExecutable(), [
     `${ROOT}/dist/beacon-review.mjs`,
     "serve",
     "--database",
@@ -319,7 +287,7 @@ Deno.test("serve on Bun: the same console, stopped by SIGTERM", async () => {
   await ensurePackages();
   const store = await tempDatabase();
   await fill(store, [text("one"), text("two")]);
-  const serving = await startServing(await bunExecutable(), [
+  const serving = await serveWith(await bunExecutable(), [
     `${ROOT}/review/node.ts`,
     "serve",
     "--database",

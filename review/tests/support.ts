@@ -220,6 +220,8 @@ export function assertRunInert(run: Run): void {
 
 /** A running `review serve`. */
 export interface RunningConsole {
+  /** The process started (on Node, the launcher whose child serves). */
+  readonly pid: number;
   /** The URL it printed, with the access token. */
   readonly url: string;
   /** `http://127.0.0.1:PORT` */
@@ -240,15 +242,26 @@ export async function startConsole(
   extra: string[] = [],
 ): Promise<RunningConsole> {
   const args = ["serve", "--database", databaseUrl, "--reviewer", "browser reviewer", ...extra];
-  const inherited: Record<string, string> = {};
-  for (const name of ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME", "TMPDIR"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) inherited[name] = value;
-  }
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...await reviewFlags(args, env), MAIN, ...args],
+  return await serveWith(
+    Deno.execPath(),
+    ["run", ...await reviewFlags(args, env), MAIN, ...args],
+    env,
+  );
+}
+
+/**
+ * Starts a `serve` command line (of any runtime's entry) from the repository's folder with a
+ * clean environment, and waits for the one line it prints: the URL with the token.
+ */
+export async function serveWith(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<RunningConsole> {
+  const child = new Deno.Command(command, {
+    args,
     cwd: ROOT,
-    env: { ...inherited, NO_COLOR: "1", ...env },
+    env: { ...childEnvironment(), NO_COLOR: "1", ...env },
     clearEnv: true,
     stdout: "piped",
     stderr: "piped",
@@ -270,6 +283,7 @@ export async function startConsole(
     throw new Error(`review serve did not start: ${printed} ${await stderr}`);
   }
   return {
+    pid: child.pid,
     url: match[0],
     origin: match[1],
     token: match[2],
