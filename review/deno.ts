@@ -18,11 +18,10 @@ const serve: ServeConsole = (listen, handler) => {
     handler,
   );
   const stop = () => stopped.abort();
+  // The listeners stay: a signal after the close (the launcher's forwarded one) must find one,
+  // or it would end the process by default before main.ts returns its status.
   for (const signal of STOP_SIGNALS) Deno.addSignalListener(signal, stop);
-  const finished = server.finished.finally(() => {
-    for (const signal of STOP_SIGNALS) Deno.removeSignalListener(signal, stop);
-  });
-  return Promise.resolve({ port: server.addr.port, finished });
+  return Promise.resolve({ port: server.addr.port, finished: server.finished });
 };
 
 /**

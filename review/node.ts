@@ -33,24 +33,25 @@ function streamWriter(stream: NodeJS.WriteStream): ByteWriter {
 const serve: ServeConsole = (listen, handler) => {
   const server = createServer(toNodeListener(handler));
   const finished = new Promise<void>((resolve) => server.once("close", () => resolve()));
+  // A Ctrl-C reaches this process twice, from the terminal and from the launcher, which
+  // forwards it: the second must not end the process before the first has closed the server.
+  let stopping = false;
   const stop = () => {
+    if (stopping) return;
+    stopping = true;
     server.close();
     server.closeAllConnections();
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(listen.port, listen.hostname, () => {
       const address = server.address();
       const port = typeof address === "object" && address !== null ? address.port : listen.port;
-      resolve({
-        port,
-        finished: finished.finally(() => {
-          process.off("SIGINT", stop);
-          process.off("SIGTERM", stop);
-        }),
-      });
+      // The listeners stay: a signal after the close (the launcher's forwarded one) must find
+      // one, or it would end the process by default before main.ts returns its status.
+      resolve({ port, finished });
     });
   });
 };

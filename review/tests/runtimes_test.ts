@@ -27,6 +27,7 @@ import {
   type Run,
   runTool,
   serveWith,
+  startConsole,
   tempDatabase,
   text,
 } from "./support.ts";
@@ -277,9 +278,17 @@ Deno.test("serve on Node runs under the permission model: no process, no worker,
         `reads only the database, its own code and its dependencies: ${folder}`,
       );
     }
+    // Ctrl-C in a terminal signals the launcher and the tool at once, and the launcher forwards
+    // its own: the tool gets SIGINT twice and must still close the console cleanly.
+    Deno.kill(Number(children[0]), "SIGINT");
+    Deno.kill(serving.pid, "SIGINT");
   } finally {
     const stopped = await serving.stop();
-    assertStrictEquals(stopped.code, 0, `stopped cleanly on SIGTERM: ${stopped.stderr}`);
+    assertStrictEquals(
+      stopped.code,
+      0,
+      `stopped cleanly on SIGINT twice (${stopped.code}): ${stopped.stderr}`,
+    );
   }
 });
 
@@ -299,4 +308,15 @@ Deno.test("serve on Bun: the same console, stopped by SIGTERM", async () => {
     const stopped = await serving.stop();
     assertStrictEquals(stopped.code, 0, `stopped cleanly on SIGTERM: ${stopped.stderr}`);
   }
+});
+
+Deno.test("serve on Deno: a second signal while it closes still ends it with status 0", async () => {
+  const store = await tempDatabase();
+  await fill(store, [text("one")]);
+  const serving = await startConsole(store.url);
+  await assertConsoleServes(serving.origin, serving.token, 1);
+  // SIGINT, then at once SIGTERM (as `deno task review`'s launcher forwards a Ctrl-C).
+  Deno.kill(serving.pid, "SIGINT");
+  const stopped = await serving.stop();
+  assertStrictEquals(stopped.code, 0, `stopped cleanly (${stopped.code}): ${stopped.stderr}`);
 });

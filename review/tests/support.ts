@@ -288,7 +288,11 @@ export async function serveWith(
     origin: match[1],
     token: match[2],
     async stop() {
-      child.kill("SIGTERM");
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // It has ended already (a test stopped it another way).
+      }
       await child.stdout.cancel().catch(() => {});
       const status = await child.status;
       return { code: status.code, stderr: await stderr };
