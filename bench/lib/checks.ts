@@ -126,7 +126,7 @@ export function integrity(
     }
     if (!t.beacon || !r.median) continue;
     const restarts = r.lifetimes.length - 1;
-    if (t.role === "accept") {
+    if (t.role === "accept" || t.role === "floor") {
       add(
         `${t.id} all answers 2xx`,
         r.non2xx === 0 && r.socketErrors === 0,
@@ -151,7 +151,7 @@ export function integrity(
       add(`${t.id} rows counted`, false, s.note);
       continue;
     }
-    if (t.role === "accept") {
+    if (t.role === "accept" || t.role === "floor") {
       // Every 2xx the client saw must be stored; a few more may be: wrk drops its in-flight
       // requests when a run ends, after the server may already have committed them.
       const inFlightBound = connections * (r.loadRuns + restarts);
