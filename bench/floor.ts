@@ -62,16 +62,26 @@ import { nativeReceipt } from "../src/native/receipt.ts";
 import { harden } from "../src/middleware/response_headers.ts";
 import type { Receipt } from "../src/intake/accept.ts";
 
+/** An environment variable; undefined also where the permissions do not reach it (the profiler
+ * starts this file with the Beacon's narrow ones). */
+function env(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
 type Stage = "parse" | "hash" | "commit" | "full";
 const STAGES: readonly Stage[] = ["parse", "hash", "commit", "full"];
-const stage = (Deno.env.get("FLOOR_STAGE") ?? "full") as Stage;
+const stage = (env("FLOOR_STAGE") ?? "full") as Stage;
 if (!STAGES.includes(stage)) throw new Error(`FLOOR_STAGE must be one of ${STAGES.join(", ")}`);
 const reached = (at: Stage) => STAGES.indexOf(stage) >= STAGES.indexOf(at);
-const bareHeaders = Deno.env.get("FLOOR_HEADERS") === "1";
+const bareHeaders = env("FLOOR_HEADERS") === "1";
 
-const port = Number(Deno.env.get("PORT") ?? "8126");
-const hostname = Deno.env.get("HOSTNAME") ?? "127.0.0.1";
-const databaseUrl = Deno.env.get("BEACON_DATABASE_URL") ?? "file:floor.db";
+const port = Number(env("PORT") ?? "8126");
+const hostname = env("HOSTNAME") ?? "127.0.0.1";
+const databaseUrl = env("BEACON_DATABASE_URL") ?? "file:floor.db";
 const origin = `http://${hostname}:${port}`;
 const WINDOW_MS = 24 * 3600 * 1000;
 const randomBytes = (length: number) => crypto.getRandomValues(new Uint8Array(length));
