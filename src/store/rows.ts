@@ -100,7 +100,7 @@ export interface PendingRow {
    * The values of {@linkcode INSERT_SIGNATURE} after the row's `seq`, set by the commit once the batch is signed: the
    * signature is stored in the row's own transaction, or not at all.
    */
-  readonly signature?: readonly (string | number | null)[];
+  signature?: readonly (string | number | null)[];
 }
 
 /** The columns an insert writes, in the order of {@linkcode PendingRow.values}. */

@@ -305,11 +305,12 @@ export class SubmissionStore {
     } catch (error) {
       throw new SigningFailure(error);
     }
-    const inserted = await this.#commit(
-      signatures === undefined
-        ? rows
-        : rows.map((row, i) => ({ ...row, signature: signatureValues(signatures[i]) })),
-    );
+    // Set on the rows themselves (they belong to this store's queue): no copy of each row. A
+    // batch retried row by row is signed again, each row alone, so each keeps its own.
+    if (signatures !== undefined) {
+      for (let i = 0; i < rows.length; i++) rows[i].signature = signatureValues(signatures[i]);
+    }
+    const inserted = await this.#commit(rows);
     return inserted.map((stored, i) =>
       !stored ? undefined : signatures === undefined ? {} : { signature: signatures[i] }
     );
