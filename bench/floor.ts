@@ -49,6 +49,7 @@ import {
   INSERT_ROW,
   INSERT_ROW_UNLESS_KEY_USED,
   INSERT_SIGNATURE,
+  keyedInsertArgs,
   type NewSubmission,
   type PendingRow,
   pendingRow,
@@ -132,7 +133,7 @@ async function commitQueued(): Promise<void> {
         const row = batch[i].row;
         const result = row.keySince === undefined
           ? insertRow.run(...row.values)
-          : insertKeyed.run(...row.values, ...row.keySince);
+          : insertKeyed.run(...keyedInsertArgs(row));
         stored.push(result.changes === 1);
         if (result.changes === 1 && signatures !== undefined && reached("full")) {
           insertSignature.run(result.lastInsertRowid, ...signatureValues(signatures[i]));
