@@ -197,13 +197,27 @@ export class Intake {
    * Idempotency keys live in one space per surface and source: a native `Idempotency-Key` never
    * collides with an A2A `messageId`, nor one sender's key with another's.
    */
-  async accept(input: SubmissionInput): Promise<Accepted> {
-    const digest = sha256Digest(input.content);
-    const sourceHash = this.#options.sourceHasher.hash(input.source);
-    if (input.idempotencyKey === undefined) {
-      return (await this.#store(input, digest, sourceHash))!; // without a key, always stored
+  accept(input: SubmissionInput): Promise<Accepted> {
+    try {
+      const digest = sha256Digest(input.content);
+      const sourceHash = this.#options.sourceHasher.hash(input.source);
+      // Without a key, always stored: the store's own promise, no frame of ours around it.
+      if (input.idempotencyKey === undefined) {
+        return this.#store(input, digest, sourceHash) as Promise<Accepted>;
+      }
+      return this.#acceptKeyed(input, digest, sourceHash, input.idempotencyKey);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const key = `${input.surface}:${input.idempotencyKey}`;
+  }
+
+  async #acceptKeyed(
+    input: SubmissionInput,
+    digest: string,
+    sourceHash: string,
+    idempotencyKey: string,
+  ): Promise<Accepted> {
+    const key = `${input.surface}:${idempotencyKey}`;
     const slot = `${sourceHash} ${key}`;
     const running = this.#inFlight.get(slot);
     if (running !== undefined) {
@@ -262,7 +276,7 @@ export class Intake {
   }
 
   /** Stores a new row; undefined when its idempotency key was already used since `keySince`. */
-  async #store(
+  #store(
     input: SubmissionInput,
     digest: string,
     sourceHash: string,
@@ -285,9 +299,12 @@ export class Intake {
     };
     // Signed in the commit, with the receipts committed together, and stored with the row: the
     // receipt is released only after that commit, and it carries exactly the stored signature.
-    const appended = await this.#options.store.append(row, keySince);
-    if (appended === false) return undefined;
-    const receipt = receiptOf(row, row.content.byteLength, appended.signature);
-    return { receipt, contextId: row.contextId, replayed: false };
+    return this.#options.store.append(row, keySince).then((appended) =>
+      appended === false ? undefined : {
+        receipt: receiptOf(row, row.content.byteLength, appended.signature),
+        contextId: row.contextId,
+        replayed: false,
+      }
+    );
   }
 }
