@@ -245,7 +245,8 @@ async function submit(request: Request): Promise<Response> {
 const server = Deno.serve({
   port,
   hostname,
-  onListen: () => console.log(JSON.stringify({ event: "listening", port, stage })),
+  onListen: () =>
+    console.log(JSON.stringify({ event: "listening", port, stage, publicKey: key.publicKey })),
 }, async (request) => {
   const path = new URL(request.url).pathname;
   try {
