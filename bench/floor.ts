@@ -146,7 +146,7 @@ async function commitQueued(): Promise<void> {
     }
     if (db.inTransaction) throw new Error("still inside a transaction after COMMIT");
     counters.commits++;
-    counters.submissions += batch.length;
+    counters.submissions += stored.filter((inserted) => inserted).length;
     for (let i = 0; i < batch.length; i++) {
       batch[i].resolve(stored[i] ? signatures?.[i] : false);
     }
