@@ -33,7 +33,19 @@ export interface Ratios {
   cpuVsEcho: number | null;
   p99VsEcho: number | null;
   rssVsEcho: number | null;
+  /**
+   * CPU per request over the floor's for the same job (bench/floor.ts: `floor` for
+   * `send-message`, `floor-native` for `native-submit`); null for other targets.
+   */
+  cpuVsFloor: number | null;
 }
+
+/** The floor target doing each durable target's job. */
+export const FLOOR_OF: Readonly<Record<string, string>> = {
+  "send-message": "floor",
+  "send-message-writer": "floor",
+  "native-submit": "floor-native",
+};
 
 /** Every target's ratios against the echo and the SDK measured in the same run. */
 export function ratios(records: Map<string, TargetRecord>): Record<string, Ratios> {
@@ -46,6 +58,10 @@ export function ratios(records: Map<string, TargetRecord>): Record<string, Ratio
       cpuVsEcho: ratio(r.median?.cpuUsPerRequest, echo?.median?.cpuUsPerRequest),
       p99VsEcho: ratio(r.median?.p99Ms, echo?.median?.p99Ms),
       rssVsEcho: ratio(r.rss?.peakMiB, echo?.rss?.peakMiB),
+      cpuVsFloor: ratio(
+        r.median?.cpuUsPerRequest,
+        records.get(FLOOR_OF[r.id] ?? "")?.median?.cpuUsPerRequest,
+      ),
     }]),
   );
 }
@@ -126,7 +142,7 @@ export function integrity(
     }
     if (!t.beacon || !r.median) continue;
     const restarts = r.lifetimes.length - 1;
-    if (t.role === "accept") {
+    if (t.role === "accept" || t.role === "floor") {
       add(
         `${t.id} all answers 2xx`,
         r.non2xx === 0 && r.socketErrors === 0,
@@ -151,7 +167,7 @@ export function integrity(
       add(`${t.id} rows counted`, false, s.note);
       continue;
     }
-    if (t.role === "accept") {
+    if (t.role === "accept" || t.role === "floor") {
       // Every 2xx the client saw must be stored; a few more may be: wrk drops its in-flight
       // requests when a run ends, after the server may already have committed them.
       const inFlightBound = connections * (r.loadRuns + restarts);

@@ -188,12 +188,21 @@ export function render(
   const all = [...records.values()];
   const parts: string[] = [measurements(all, settings), ...notes(all), threadSplit(all)];
   parts.push(table(
-    ["ratios", "req/s vs echo", "req/s vs SDK", "CPU/req vs echo", "p99 vs echo", "RSS vs echo"],
+    [
+      "ratios",
+      "req/s vs echo",
+      "req/s vs SDK",
+      "CPU/req vs echo",
+      "CPU/req vs floor",
+      "p99 vs echo",
+      "RSS vs echo",
+    ],
     all.map((r) => [
       r.id,
       times(rt[r.id].rpsVsEcho),
       times(rt[r.id].rpsVsSdk),
       times(rt[r.id].cpuVsEcho),
+      times(rt[r.id].cpuVsFloor ?? null),
       times(rt[r.id].p99VsEcho),
       times(rt[r.id].rssVsEcho),
     ]),

@@ -69,6 +69,26 @@ export function sdkSpec(): ServerSpec {
   };
 }
 
+/**
+ * The floor (bench/floor.ts): the durable submission's own work with the Beacon's modules and
+ * none of its structure, with the Beacon's V8 settings; `stage` stops it early (`FLOOR_STAGE`).
+ */
+export function floorSpec(databasePath: string, stage = "full", name = "floor"): ServerSpec {
+  return {
+    name,
+    command: Deno.execPath(),
+    args: ["run", "-A", ...SERVER_V8_FLAGS, "bench/floor.ts"],
+    cwd: ROOT,
+    env: {
+      DENO_NO_UPDATE_CHECK: "1",
+      BEACON_DATABASE_URL: `file:${databasePath}`,
+      FLOOR_STAGE: stage,
+    },
+    readyPath: "/",
+    readyTimeoutMs: 120_000,
+  };
+}
+
 /** Options for one Beacon process. */
 export interface BeaconOptions {
   /** Absolute path of the database file; the server creates it and applies migrations. */

@@ -9,10 +9,14 @@
 import type { BodyKind } from "./load.ts";
 import { fixedBody, sendMessageBody, textBody } from "./payload.ts";
 import type { ServerSpec } from "./process.ts";
-import { beaconSpec, echoSpec, sdkSpec } from "./servers.ts";
+import { beaconSpec, echoSpec, floorSpec, sdkSpec } from "./servers.ts";
 
 /** What a target's answers mean for the checks. */
-export type Role = "limit" | "reference" | "accept" | "refuse";
+/**
+ * `floor`: bench/floor.ts, the durable job without the Beacon's structure (issue 22); it stores
+ * what it accepts, so its storage is checked like a Beacon's.
+ */
+export type Role = "limit" | "reference" | "accept" | "refuse" | "floor";
 
 /** Outcome of the one request sent before loading, to prove the target answers as intended. */
 export interface Probe {
@@ -102,6 +106,11 @@ export function makeTargets(settings: TargetSettings): Target[] {
       state === "TASK_STATE_SUBMITTED";
     return probeOf(a, ok, "200 result.task in TASK_STATE_SUBMITTED");
   };
+  const nativeProbe = (name: string) => async (origin: string): Promise<Probe> => {
+    const a = await post(origin + SUBMIT_PATH, TEXT_HEADERS, textBody(`probe-${name}`, size));
+    const ok = a.status === 202 && typeof dig(a.json, "receipt", "id") === "string";
+    return probeOf(a, ok, "202 receipt");
+  };
   const beacon = (id: string, rateLimit: string, env?: Record<string, string>) => (dir: string) =>
     beaconSpec({
       databasePath: `${dir}/${id}.db`,
@@ -161,6 +170,42 @@ export function makeTargets(settings: TargetSettings): Target[] {
     },
     {
       ...common,
+      id: "floor",
+      label: "floor: SendMessage's own work, no Beacon structure (bench/floor.ts)",
+      role: "floor",
+      path: "/a2a/v1",
+      headers: A2A_HEADERS,
+      twoXxStores: true,
+      spec: (dir) => floorSpec(`${dir}/floor.db`),
+      probe: sendMessageProbe("floor"),
+    },
+    {
+      ...common,
+      id: "floor-native",
+      label: "floor: native submit's own work (bench/floor.ts)",
+      role: "floor",
+      path: SUBMIT_PATH,
+      kind: "text",
+      headers: TEXT_HEADERS,
+      twoXxStores: true,
+      spec: (dir) => floorSpec(`${dir}/floor-native.db`, "full", "floor-native"),
+      probe: nativeProbe("floor-native"),
+    },
+    ...(["parse", "hash", "commit", "sign"] as const).map((stage): Target => ({
+      ...common,
+      id: `floor-${stage}`,
+      label: `floor: SendMessage up to FLOOR_STAGE=${stage}`,
+      role: "floor",
+      beacon: stage === "commit" || stage === "sign",
+      path: "/a2a/v1",
+      headers: A2A_HEADERS,
+      twoXxStores: stage === "commit" || stage === "sign",
+      optional: true,
+      spec: (dir) => floorSpec(`${dir}/floor-${stage}.db`, stage, `floor-${stage}`),
+      probe: sendMessageProbe(`floor-${stage}`),
+    })),
+    {
+      ...common,
       id: "send-message",
       label: "Beacon A2A SendMessage (durable)",
       role: "accept",
@@ -192,11 +237,7 @@ export function makeTargets(settings: TargetSettings): Target[] {
       headers: TEXT_HEADERS,
       twoXxStores: true,
       spec: beacon("native-submit", "off"),
-      async probe(origin) {
-        const a = await post(origin + SUBMIT_PATH, TEXT_HEADERS, textBody("probe-native", size));
-        const ok = a.status === 202 && typeof dig(a.json, "receipt", "id") === "string";
-        return probeOf(a, ok, "202 receipt");
-      },
+      probe: nativeProbe("native"),
     },
     {
       ...common,
@@ -292,7 +333,16 @@ export function makeTargets(settings: TargetSettings): Target[] {
 
 /** Names that stand for several targets in `--only` and `--skip`. */
 const ALIASES: Record<string, string[]> = {
-  reference: ["echo", "sdk"],
+  reference: ["echo", "sdk", "floor", "floor-native"],
+  floor: ["floor", "floor-native"],
+  "floor-stages": [
+    "floor-parse",
+    "floor-hash",
+    "floor-commit",
+    "floor-sign",
+    "floor",
+    "floor-native",
+  ],
   beacon: ["send-message", "native-submit", "refuse-429", "refuse-32009", "refuse-404"],
   durable: ["send-message", "native-submit"],
   refusals: ["refuse-429", "refuse-32009", "refuse-404"],

@@ -454,7 +454,10 @@ export async function sendMessage(
 ): Promise<SendMessageOutcome> {
   const checked = checkSendMessage(params);
   const mapped = mapContent(checked);
-  await refuseContinuation(checked, context.intake);
+  // A new task (neither id set, the common case) needs no asynchronous step.
+  if (checked.taskId !== undefined || checked.contextId !== undefined) {
+    await refuseContinuation(checked, context.intake);
+  }
   const identity: IdentityCheck | undefined = mapped.kind === "structured"
     ? await checkIdentity(mapped.message)
     : undefined;

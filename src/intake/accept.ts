@@ -121,37 +121,52 @@ type ReceiptFacts = Pick<SubmissionSummary, "id" | "receivedAt" | "surface" | "k
 };
 
 /** The receipt of a stored submission: its facts, never its content. */
-function receiptOf(facts: ReceiptFacts): Receipt {
-  const receipt: Receipt = {
+function receiptOf(
+  facts: Omit<ReceiptFacts, "size" | "signature">,
+  size: number,
+  stored: StoredSignature | undefined,
+): Receipt {
+  // One object, its members set in the receipt's order; no spread copies (every submission
+  // builds one). An absent member is left out, not set to undefined.
+  const receipt: { -readonly [K in keyof Receipt]: Receipt[K] } = {
     id: facts.id,
     receivedAt: facts.receivedAt,
     surface: facts.surface,
     kind: facts.kind,
-    size: facts.size,
+    size,
     digest: facts.digest,
   };
-  const identity = facts.identityFingerprint === undefined ? {} : {
-    identity: {
+  if (facts.identityFingerprint !== undefined) {
+    receipt.identity = {
       fingerprint: facts.identityFingerprint,
       verified: facts.identityVerified === true,
-    },
-  };
-  return { ...receipt, ...identity, ...signed(facts.signature) };
+    };
+  }
+  return withSignature(receipt, stored);
 }
 
-/** A stored signature as receipt members: `signature`, and `batch` for a batch signature. */
-function signed(stored: StoredSignature | undefined): Pick<Receipt, "signature" | "batch"> {
-  if (stored === undefined) return {};
-  return stored.batch === undefined
-    ? { signature: stored.signature }
-    : { signature: stored.signature, batch: stored.batch };
+/** Sets a stored signature's receipt members: `signature`, and `batch` for a batch signature. */
+function withSignature(
+  receipt: { -readonly [K in keyof Receipt]: Receipt[K] },
+  stored: StoredSignature | undefined,
+): Receipt {
+  if (stored === undefined) return receipt;
+  receipt.signature = stored.signature;
+  if (stored.batch !== undefined) receipt.batch = stored.batch;
+  return receipt;
 }
 
 /** The intake: accepts submissions into the store. */
 export class Intake {
   readonly #options: IntakeOptions;
-  /** Stores running now, by source and key; they settle undefined when they stored nothing. */
-  readonly #inFlight = new Map<string, Promise<(Accepted & { digest: string }) | undefined>>();
+  /**
+   * Stores running now, by source and key, with the digest of what each stores. A waiter only
+   * needs a success: it treats a failure or a key already used as "nothing stored".
+   */
+  readonly #inFlight = new Map<
+    string,
+    { readonly storing: Promise<Accepted | undefined>; readonly digest: string }
+  >();
 
   /**
    * Creates the intake over a store. With `signReceipts`, the store signs each batch of receipts
@@ -182,26 +197,39 @@ export class Intake {
    * Idempotency keys live in one space per surface and source: a native `Idempotency-Key` never
    * collides with an A2A `messageId`, nor one sender's key with another's.
    */
-  async accept(input: SubmissionInput): Promise<Accepted> {
-    const digest = sha256Digest(input.content);
-    const sourceHash = this.#options.sourceHasher.hash(input.source);
-    if (input.idempotencyKey === undefined) {
-      return (await this.#store(input, digest, sourceHash))!; // without a key, always stored
+  accept(input: SubmissionInput): Promise<Accepted> {
+    try {
+      const digest = sha256Digest(input.content);
+      const sourceHash = this.#options.sourceHasher.hash(input.source);
+      // Without a key, always stored: the store's own promise, no frame of ours around it.
+      if (input.idempotencyKey === undefined) {
+        return this.#store(input, digest, sourceHash) as Promise<Accepted>;
+      }
+      return this.#acceptKeyed(input, digest, sourceHash, input.idempotencyKey);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const key = `${input.surface}:${input.idempotencyKey}`;
+  }
+
+  async #acceptKeyed(
+    input: SubmissionInput,
+    digest: string,
+    sourceHash: string,
+    idempotencyKey: string,
+  ): Promise<Accepted> {
+    const key = `${input.surface}:${idempotencyKey}`;
     const slot = `${sourceHash} ${key}`;
     const running = this.#inFlight.get(slot);
     if (running !== undefined) {
       // The same key from the same source is being stored right now: wait for that answer.
-      const first = await running;
-      if (first !== undefined) return this.#replay(first, first.digest, digest, input);
+      // A failure is reported to the first caller, not to those waiting on it.
+      const first = await running.storing.catch(() => undefined);
+      if (first !== undefined) return this.#replay(first, running.digest, digest, input);
     }
     const since = new Date(this.#options.now() - this.#options.idempotencyWindowMs).toISOString();
     // The key check runs inside the commit (SubmissionStore.append): a first use costs no read.
     const storing = this.#store(input, digest, sourceHash, key, since);
-    // Waiters only need a success; a failure is reported to this caller, not to them.
-    const shared = storing.then((accepted) => accepted && { ...accepted, digest }, () => undefined);
-    this.#inFlight.set(slot, shared);
+    this.#inFlight.set(slot, { storing, digest });
     try {
       const accepted = await storing;
       if (accepted !== undefined) return accepted;
@@ -211,7 +239,11 @@ export class Intake {
     // The key was used within the window: answer as the first submission was answered.
     const earlier = await this.#options.store.findByIdempotencyKey(sourceHash, key, since);
     if (earlier === undefined) throw new StorageError(new Error("idempotent row not found"));
-    const first = { receipt: receiptOf(earlier), contextId: earlier.contextId, replayed: true };
+    const first = {
+      receipt: receiptOf(earlier, earlier.size, earlier.signature),
+      contextId: earlier.contextId,
+      replayed: true,
+    };
     return this.#replay(first, earlier.digest, digest, input);
   }
 
@@ -240,11 +272,11 @@ export class Intake {
   async #signedAlone(receipt: Receipt): Promise<Receipt> {
     const sign = this.#options.signReceipts;
     if (sign === undefined || receipt.signature !== undefined) return receipt;
-    return { ...receipt, ...signed((await sign([receipt]))[0]) };
+    return withSignature({ ...receipt }, (await sign([receipt]))[0]);
   }
 
   /** Stores a new row; undefined when its idempotency key was already used since `keySince`. */
-  async #store(
+  #store(
     input: SubmissionInput,
     digest: string,
     sourceHash: string,
@@ -267,9 +299,12 @@ export class Intake {
     };
     // Signed in the commit, with the receipts committed together, and stored with the row: the
     // receipt is released only after that commit, and it carries exactly the stored signature.
-    const appended = await this.#options.store.append(row, keySince);
-    if (appended === false) return undefined;
-    const receipt = receiptOf({ ...row, size: row.content.byteLength, ...appended });
-    return { receipt, contextId: row.contextId, replayed: false };
+    return this.#options.store.append(row, keySince).then((appended) =>
+      appended === false ? undefined : {
+        receipt: receiptOf(row, row.content.byteLength, appended.signature),
+        contextId: row.contextId,
+        replayed: false,
+      }
+    );
   }
 }

@@ -147,14 +147,23 @@ export function canonicalReceiptBytes(receipt: SignedReceiptFields): Uint8Array<
   if (!Number.isSafeInteger(receipt.size) || receipt.size < 0) {
     throw new TypeError("Cannot sign receipt: size must be a non-negative integer");
   }
-  const signed = {
-    digest: receipt.digest,
-    id: receipt.id,
-    kind: receipt.kind,
-    receivedAt: receipt.receivedAt,
-    size: receipt.size,
-  };
-  return statementBytes(RECEIPT_CONTEXT, signed);
+  // The RFC 8785 form written out: five members of known names and types, so their order is
+  // fixed (§3.2.3) and each string is what `JSON.stringify` writes (§3.2.2.2), as `canonicalJson`
+  // would produce it, without an object to sort per receipt (every batch hashes one per row).
+  // tests/signing/receipt_test.ts checks it against `canonicalJson` and an independent JCS library.
+  return encoder.encode(
+    RECEIPT_CONTEXT + '{"digest":' + jcsString(receipt.digest) + ',"id":' + jcsString(receipt.id) +
+      ',"kind":' + jcsString(receipt.kind) + ',"receivedAt":' + jcsString(receipt.receivedAt) +
+      ',"size":' + String(receipt.size) + "}",
+  );
+}
+
+const encoder = new TextEncoder();
+
+/** A string as RFC 8785 writes it; one with an unpaired surrogate has no I-JSON form. */
+function jcsString(value: string): string {
+  if (!value.isWellFormed()) throw new TypeError("JCS: string holds an unpaired surrogate");
+  return JSON.stringify(value);
 }
 
 /**
@@ -230,9 +239,17 @@ export async function signReceipts(
   const leaves = receipts.map((receipt) => leafHash(canonicalReceiptBytes(receipt)));
   const { root, paths } = treeWithPaths(leaves);
   const signature = await signBytes(key.privateKey, canonicalBatchBytes(root, leaves.length));
+  // An interior hash sits in many paths (the root's children in half of them each): each hash
+  // is encoded once.
+  const encoded = new Map<Uint8Array, string>();
+  const text = (hash: Uint8Array) => {
+    let value = encoded.get(hash);
+    if (value === undefined) encoded.set(hash, value = base64url(hash));
+    return value;
+  };
   return paths.map((path, index) => ({
     signature,
-    batch: { size: leaves.length, index, path: path.map(base64url) },
+    batch: { size: leaves.length, index, path: path.map(text) },
   }));
 }
 

@@ -28,6 +28,7 @@ import {
   INSERT_ROW,
   INSERT_ROW_UNLESS_KEY_USED,
   INSERT_SIGNATURE,
+  keyedInsertArgs,
   type PendingRow,
 } from "./rows.ts";
 
@@ -182,7 +183,7 @@ export class EmbeddedConnection {
         inserted = rows.map((row) => {
           const result = row.keySince === undefined
             ? this.#prepare(INSERT_ROW).run(...row.values)
-            : this.#prepare(INSERT_ROW_UNLESS_KEY_USED).run(...row.values, ...row.keySince);
+            : this.#prepare(INSERT_ROW_UNLESS_KEY_USED).run(...keyedInsertArgs(row));
           const stored = result.changes === 1;
           // The receipt's signature goes into the row's own transaction, under the row's `seq`:
           // stored with it or not at all, and never for a row the key check skipped.

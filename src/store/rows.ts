@@ -100,7 +100,7 @@ export interface PendingRow {
    * The values of {@linkcode INSERT_SIGNATURE} after the row's `seq`, set by the commit once the batch is signed: the
    * signature is stored in the row's own transaction, or not at all.
    */
-  readonly signature?: readonly (string | number | null)[];
+  signature?: readonly (string | number | null)[];
 }
 
 /** The columns an insert writes, in the order of {@linkcode PendingRow.values}. */
@@ -113,6 +113,8 @@ export const SUMMARY_COLUMNS =
   "id, context_id, received_at, surface, kind, size, digest, identity_fingerprint, identity_verified";
 
 const PLACEHOLDERS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+/** {@linkcode PLACEHOLDERS} numbered, for a statement that refers to the values again. */
+const NUMBERED_PLACEHOLDERS = Array.from({ length: 14 }, (_, i) => `?${i + 1}`).join(", ");
 
 const encoder = new TextEncoder();
 
@@ -240,8 +242,24 @@ export const INSERT_ROW = `INSERT INTO submissions (${INSERT_COLUMNS}) VALUES ($
  * inside the commit, so an accepted submission costs no separate read.
  */
 export const INSERT_ROW_UNLESS_KEY_USED =
-  `INSERT INTO submissions (${INSERT_COLUMNS}) SELECT ${PLACEHOLDERS} WHERE NOT EXISTS (
-    ${KEY_USED_SEQS})`;
+  `INSERT INTO submissions (${INSERT_COLUMNS}) SELECT ${NUMBERED_PLACEHOLDERS} WHERE NOT EXISTS (
+    SELECT seq FROM submissions
+      WHERE idempotency_hash = ?14 AND source_hash = ?10 AND idempotency_key = ?13
+        AND received_at >= ?15
+    UNION ALL SELECT seq FROM submissions
+      WHERE idempotency_hash IS NULL AND source_hash = ?10 AND idempotency_key = ?13
+        AND received_at >= ?15)`;
+
+/**
+ * The parameters of {@linkcode INSERT_ROW_UNLESS_KEY_USED}: the row's values, then the window
+ * start. The key check there is {@linkcode KEY_USED_SEQS} with numbered parameters that name the
+ * row's own hash (14), source hash (10) and key (13), so each value is bound once: the driver
+ * converts every bound string on every insert, and the key and source hash are the longest
+ * (issue 22).
+ */
+export function keyedInsertArgs(row: PendingRow): (string | number | null | Uint8Array)[] {
+  return [...row.values, row.keySince![3]];
+}
 
 /**
  * The same inserts as one statement for a whole batch, for remote databases, where one round

@@ -305,11 +305,12 @@ export class SubmissionStore {
     } catch (error) {
       throw new SigningFailure(error);
     }
-    const inserted = await this.#commit(
-      signatures === undefined
-        ? rows
-        : rows.map((row, i) => ({ ...row, signature: signatureValues(signatures[i]) })),
-    );
+    // Set on the rows themselves (they belong to this store's queue): no copy of each row. A
+    // batch retried row by row is signed again, each row alone, so each keeps its own.
+    if (signatures !== undefined) {
+      for (let i = 0; i < rows.length; i++) rows[i].signature = signatureValues(signatures[i]);
+    }
+    const inserted = await this.#commit(rows);
     return inserted.map((stored, i) =>
       !stored ? undefined : signatures === undefined ? {} : { signature: signatures[i] }
     );
@@ -322,18 +323,23 @@ export class SubmissionStore {
    * will be stored. With `keyWindowStart` (an ISO time) and an idempotency key, resolves `false`
    * instead, storing nothing, when the same source used the same key since then.
    */
-  async append(submission: NewSubmission, keyWindowStart?: string): Promise<Appended | false> {
-    try {
-      // The committer keeps the deadline: a write still queued at it is never sent, and one
-      // sent without an answer is reported as indeterminate.
-      return await this.#writer.write(pendingRow(submission, keyWindowStart)) ?? false;
-    } catch (error) {
+  append(submission: NewSubmission, keyWindowStart?: string): Promise<Appended | false> {
+    const failed = (error: unknown): never => {
       if (error instanceof IndeterminateError) {
         throw new OutcomeUnknownError(submission.id, { cause: error });
       }
       if (error instanceof SigningFailure) throw error.cause;
       throw new StorageError(error);
+    };
+    let writing: Promise<Appended | undefined>;
+    try {
+      // The committer keeps the deadline: a write still queued at it is never sent, and one
+      // sent without an answer is reported as indeterminate.
+      writing = this.#writer.write(pendingRow(submission, keyWindowStart));
+    } catch (error) {
+      return Promise.reject(error).catch(failed);
     }
+    return writing.then((appended) => appended ?? false, failed);
   }
 
   /** The submission with receipt id `id`, or undefined. */

@@ -13,6 +13,8 @@ import {
 } from "../../src/signing/receipt.ts";
 import { signCheckpoint, verifyCheckpoint } from "../../src/signing/checkpoint.ts";
 import { assert, assertEquals, assertStrictEquals, assertThrows } from "../support/assert.ts";
+import canonicalize from "canonicalize";
+import fc from "fast-check";
 
 const RECEIPT = {
   id: "AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA",
@@ -51,6 +53,29 @@ Deno.test("canonicalReceiptBytes() refuses what has no single spelling", () => {
     /id/,
   );
   assertThrows(() => canonicalReceiptBytes({ ...RECEIPT, id: "\uD800" }));
+});
+
+Deno.test("canonicalReceiptBytes() writes what an independent RFC 8785 library writes, for any strings", () => {
+  // The five members are written out by hand (no object sorted per receipt); npm `canonicalize`
+  // rebuilds the same text from the rule, for arbitrary well-formed strings (escapes, non-ASCII,
+  // astral characters) and sizes.
+  const text = fc.string({ unit: "grapheme", maxLength: 40 });
+  fc.assert(
+    fc.property(
+      fc.record({
+        id: text,
+        receivedAt: text,
+        digest: text,
+        kind: text,
+        size: fc.maxSafeNat(),
+      }),
+      (fields) => {
+        const expected = RECEIPT_CONTEXT + canonicalize({ ...fields, extra: undefined });
+        assertStrictEquals(new TextDecoder().decode(canonicalReceiptBytes(fields)), expected);
+      },
+    ),
+    { numRuns: 500 },
+  );
 });
 
 Deno.test("signReceipt() and verifyReceipt() round-trip; any change breaks the signature", async () => {

@@ -133,7 +133,8 @@ Deno.test("the key checks search the two partial indexes, never the whole table"
   const args = keyCheckArgs("source-a", "native:k", SINCE);
   const values = Array.from({ length: 14 }, () => null);
   for (
-    const [sql, params] of [[INSERT_ROW_UNLESS_KEY_USED, [...values, ...args]], [
+    // The insert names the row's own values in its key check, then the window start.
+    const [sql, params] of [[INSERT_ROW_UNLESS_KEY_USED, [...values, SINCE]], [
       FIND_BY_IDEMPOTENCY_KEY,
       [...args],
     ]] as const
