@@ -126,3 +126,18 @@ Deno.test("readBodyWithin() answers a body that can never complete with unavaila
   await used.arrayBuffer();
   assertEquals(await readBodyWithin(used, LIMIT, 1000), "unavailable");
 });
+
+Deno.test("readBodyWithin() keeps a view of a page or more, and copies a smaller view", async () => {
+  // As Deno hands them: each chunk a view at the start of its own larger buffer.
+  const view = (length: number) => new Uint8Array(new ArrayBuffer(65_536), 0, length).fill(120);
+  const large = view(16_384);
+  const kept = await readBodyWithin(request(streamOf([large])), 65_536, 1000);
+  assert(kept instanceof Uint8Array);
+  assert(kept.buffer === large.buffer, "a 16 KiB view is kept, not copied");
+  const small = view(100);
+  const copied = await readBodyWithin(request(streamOf([small])), 65_536, 1000);
+  assert(copied instanceof Uint8Array);
+  assert(copied.buffer !== small.buffer, "a 100-byte view is copied");
+  assertEquals(copied.buffer.byteLength, 100, "the copy holds only its bytes, not the 64 KiB");
+  assertEquals([...copied], [...small]);
+});
