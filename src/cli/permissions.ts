@@ -38,11 +38,14 @@ export const SYS_FACTS = [
 ];
 
 /**
- * V8 settings of the server process. A young generation of at most 2 MiB per semi-space (V8's
- * default grows to 16 MiB) keeps the server's memory under sustained load about 50 MiB lower at
- * the same throughput (measured with bench/run.ts): requests allocate briefly and die young.
+ * V8 settings of the server process. A young generation of up to 16 MiB per semi-space: each
+ * durable request keeps its objects for the ~25 ms it waits for its commit, and with 2 MiB (the
+ * setting until issue 22) they were promoted and collected as old objects. Measured side by side
+ * with `bench/ab.ts` (2026-12-02): 0.79–0.87x the CPU per `SendMessage`, 0.91–1.01x per native
+ * submit; peak RSS under load (`bench/run.ts`) and of 200 hostile uploads (`bench/upload_memory.ts`)
+ * the same within 2–5 MiB for 2, 8 and 16 MiB.
  */
-export const SERVER_V8_FLAGS = ["--v8-flags=--max-semi-space-size=2"];
+export const SERVER_V8_FLAGS = ["--v8-flags=--max-semi-space-size=16"];
 
 /**
  * The configuration the server and the review tool run with (`deno task start`, `deno task
