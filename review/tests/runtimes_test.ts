@@ -202,6 +202,18 @@ Deno.test("a Node-only and a Bun-only machine mark and triage submissions, and r
     assertMatch(shown.stdout, /status\s+dismissed/);
     assert(shown.stdout.includes(`by ${way.name}`), `${way.name}'s note is in the history`);
   }
+  // export --out writes its one new file beside the database, and in a folder whose name the
+  // database folder's is a prefix of (Node 20's permission model once lost the folder then).
+  const expected = (await review(store, ["export"])).stdout;
+  for (const [index, way] of all.entries()) {
+    for (const folder of [store.directory, `${store.directory}-exports`]) {
+      await Deno.mkdir(folder, { recursive: true });
+      const out = `${folder}/export-${index}.ndjson`;
+      const exported = await way.run(["export", "--out", out, store.url]);
+      assertStrictEquals(exported.code, 0, `${way.name}: export --out ${out}: ${exported.stderr}`);
+      assertStrictEquals(await Deno.readTextFile(out), expected, `${way.name}: the same export`);
+    }
+  }
   // triage reads its answers from standard input on every runtime: the oldest new one escalated.
   for (const way of all) {
     const store = await tempDatabase();

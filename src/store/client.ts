@@ -107,6 +107,12 @@ async function ensureFolder(url: string): Promise<void> {
   const slash = path.lastIndexOf("/");
   if (slash <= 0) return;
   // node:fs is available on every runtime that can load the embedded client (Deno, Bun, Node).
-  const { mkdir } = await import("node:fs/promises");
-  await mkdir(path.slice(0, slash), { recursive: true });
+  const { mkdir, stat } = await import("node:fs/promises");
+  const folder = path.slice(0, slash);
+  // Only a missing folder is created: `mkdir` of an existing one still needs permission to write
+  // the folder itself, which a reader need not have. Node 20's permission model, for one, denies
+  // it when another granted path shares the folder's name as a prefix (an export file beside the
+  // database), although it allows every file inside.
+  if (await stat(folder).then((found) => found.isDirectory(), () => false)) return;
+  await mkdir(folder, { recursive: true });
 }
