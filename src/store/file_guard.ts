@@ -14,9 +14,13 @@
  *   §2.4: committed transactions are lost without any error; issue 18, finding 3);
  * - a token stored inside the database (migration 6: `database_identity`, one row per server
  *   start), read from the file itself, WAL aside: a file overwritten in place
- *   (`cp backup.db beacon.db`, same inode) no longer holds it (issue 18, finding 4). The token
- *   reaches the file at the first checkpoint after the start; until the guard has seen it
- *   there once, it asks for that checkpoint (`settle`) at each check.
+ *   (`cp backup.db beacon.db`, same inode) no longer holds it. The token is committed to the
+ *   WAL first; the guard asks for a checkpoint (`settle`) before it returns, so the token is in
+ *   the file itself before the Beacon serves its first request. A check that finds the token
+ *   missing once it was seen is an overwrite. Only when every checkpoint at the start was held
+ *   back by another process's reader does a later check still ask for one; such a checkpoint
+ *   would copy the token into whatever file is at the path by then, a foreign one included, so
+ *   the start tries hard enough that this stays the exception.
  *
  * Once anything changed, the guard stays tripped: the Beacon stops acknowledging until an
  * operator restarts it on a database it can trust.
@@ -89,6 +93,9 @@ type Stat = (path: string) => Promise<Identity | undefined>;
 
 /** Default check interval: a fault is noticed within two seconds. */
 export const GUARD_INTERVAL_MS = 2_000;
+
+/** Checkpoints tried at start (50 ms apart) for the token to reach the file. */
+const SETTLE_TRIES_AT_START = 20;
 
 /** `node:fs` stat (Deno, Bun and Node all provide it; only embedded databases are guarded). */
 async function statter(): Promise<Stat> {
@@ -201,15 +208,30 @@ export async function guardDatabaseFile(
         identity.tokens().then((tokens) => tokens.includes(identity.token), () => false);
       if (await holdsToken()) tokenSeen = true;
       else if (tokenSeen) trip("database_overwritten");
-      else {
-        // Not there yet: checkpoint, and look again at once. (A checkpoint copies only WAL
-        // frames not copied before, so once the token was seen, none writes it back.)
-        await identity.settle().catch(() => {});
-        tokenSeen = await holdsToken();
-      }
+      else await settleToken(identity);
     }
     return tripped;
   };
+  /**
+   * Puts the token into the file: a checkpoint, then a look. A reader of another process (the
+   * review tool) holds a checkpoint back while its read transaction lasts
+   * (sqlite.org/wal.html §"Checkpoint starvation"), so a few tries, spaced out, before the first
+   * request; a checkpoint copies only WAL frames not copied before, so once the token is in the
+   * file, no later checkpoint writes it again.
+   */
+  const settleToken = async (identity: IdentityStamp, tries = 1) => {
+    for (let attempt = 0; attempt < tries && !tokenSeen; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      await identity.settle().catch(() => {});
+      tokenSeen = await identity.tokens().then(
+        (tokens) => tokens.includes(identity.token),
+        () => false,
+      );
+    }
+  };
+  if (database !== undefined && options.identity !== undefined) {
+    await settleToken(options.identity, SETTLE_TRIES_AT_START);
+  }
   const check = () => {
     // One check at a time: a slow disk must not pile up stat calls.
     pending ??= inspect().catch(() => tripped).finally(() => pending = undefined);
