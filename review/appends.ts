@@ -100,7 +100,8 @@ export type RedactionSigner = (
  * @param record The receipt id, reason, operator and time.
  * @param sign Signs the record (the Beacon's key).
  * @param embedded Whether the database is an embedded file (the pragmas apply).
- * @returns What happened, and how far the erasure went: `complete`, `wal busy` (the checkpoint
+ * @returns What happened, the content it removed (for the caller's look for copies left in the
+ *   file: {@linkcode fileHolds}), and how far the erasure went: `complete`, `wal busy` (the checkpoint
  *   could not finish while another process, such as a running server, reads the database; stop
  *   the server, docs/review.md) or `remote`.
  */
@@ -109,14 +110,16 @@ export async function redact(
   record: { id: string; reason: string; by: string; createdAt: string },
   sign: RedactionSigner,
   embedded: boolean,
-): Promise<{ outcome: RedactionOutcome; erased: Erasure }> {
+): Promise<{ outcome: RedactionOutcome; erased: Erasure; removed?: Uint8Array }> {
   const transaction = await client.transaction("write");
+  let removed: Uint8Array | undefined;
   try {
     // A connection flag, so set on the transaction's own connection: it covers the pages this
     // transaction frees (https://sqlite.org/pragma.html#pragma_secure_delete).
     if (embedded) await transaction.execute("PRAGMA secure_delete = ON");
     const exists = await transaction.execute({
-      sql: "SELECT s.seq, s.digest, s.received_at, d.seq AS redaction FROM submissions s " +
+      sql:
+        "SELECT s.seq, s.digest, s.received_at, s.content, d.seq AS redaction FROM submissions s " +
         "LEFT JOIN redactions d ON d.submission_id = s.id WHERE s.id = ?",
       args: [record.id],
     });
@@ -132,6 +135,7 @@ export async function redact(
       await transaction.rollback();
       return { outcome: "the clock is before the submission's receipt time", erased: "none" };
     }
+    removed = row.content instanceof ArrayBuffer ? new Uint8Array(row.content) : undefined;
     const signed = await sign({ ...record, digest: String(row.digest) });
     await transaction.execute({
       sql: "INSERT INTO redactions " +
@@ -162,7 +166,11 @@ export async function redact(
     transaction.close();
   }
   if (!embedded) return { outcome: "redacted", erased: "remote" };
-  return { outcome: "redacted", erased: await checkpointWal(client) ? "complete" : "wal busy" };
+  return {
+    outcome: "redacted",
+    erased: await checkpointWal(client) ? "complete" : "wal busy",
+    removed: removed,
+  };
 }
 
 /**
@@ -201,4 +209,33 @@ export async function appendCheckpoint(
     args: [head.treeSize, head.rootHash, head.createdAt, signature, publicKey],
   });
   return Number(inserted.lastInsertRowid);
+}
+
+/**
+ * Whether the file at `path` holds `needle` anywhere: after a complete checkpoint, the look for
+ * copies of a redacted content that a writer without `secure_delete` left in free page space
+ * (src/store/client.ts, `ERASE_FREED_PRAGMA`). Reads 1 MiB at a time, overlapping by the
+ * needle's length.
+ */
+export async function fileHolds(path: string, needle: Uint8Array): Promise<boolean> {
+  const { open } = await import("node:fs/promises");
+  const { Buffer } = await import("node:buffer");
+  const file = await open(path, "r");
+  try {
+    const chunk = Buffer.alloc(1 << 20);
+    const keep = needle.length - 1;
+    let position = 0;
+    let carried = 0;
+    for (;;) {
+      const { bytesRead } = await file.read(chunk, carried, chunk.length - carried, position);
+      if (bytesRead === 0) return false;
+      const filled = carried + bytesRead;
+      if (chunk.subarray(0, filled).indexOf(needle) !== -1) return true;
+      position += bytesRead;
+      carried = Math.min(keep, filled);
+      chunk.copy(chunk, 0, filled - carried, filled);
+    }
+  } finally {
+    await file.close();
+  }
 }

@@ -13,14 +13,17 @@
  * @module
  */
 import { signRedaction } from "../src/signing/mod.ts";
-import { MAX_REASON, MAX_REVIEWER, redact } from "./appends.ts";
+import { fileHolds, MAX_REASON, MAX_REVIEWER, redact } from "./appends.ts";
 import { databaseConfig, openForAppending } from "./database.ts";
 import { resolveId } from "./ids.ts";
-import { isEmbedded } from "../src/store/mod.ts";
+import { embeddedFilePath, isEmbedded } from "../src/store/mod.ts";
 import { CliError, type Context } from "./io.ts";
 import type { OptionValues } from "./options.ts";
 import { safeText } from "./render.ts";
 import { configuredKey } from "./verify.ts";
+
+/** Shorter contents are not looked for in the file: a few bytes match by chance. */
+const MIN_REMNANT_BYTES = 16;
 
 /** The options of `redact`. */
 export const REDACT_OPTIONS = {
@@ -72,7 +75,7 @@ export async function redactCommand(
   try {
     const id = await resolveId(database.client, typed, "redact");
     const createdAt = new Date(context.now()).toISOString();
-    const { outcome, erased } = await redact(
+    const { outcome, erased, removed } = await redact(
       database.client,
       { id, reason, by, createdAt },
       async (record) => ({ signature: await signRedaction(key, record), publicKey: key.publicKey }),
@@ -87,6 +90,15 @@ export async function redactCommand(
       await context.stdout.line(
         "the database is remote: the search index was merged, but freed pages and the WAL are " +
           "on the database server; erase them there (docs/review.md, Redaction)",
+      );
+    } else if (
+      erased === "complete" && removed !== undefined && removed.length >= MIN_REMNANT_BYTES &&
+      await fileHolds(embeddedFilePath(config.url), removed)
+    ) {
+      await context.stdout.line(
+        "copies of the old content remain in free space of the database file (written before " +
+          "every connection erased what it freed): stop the server and run VACUUM on the file " +
+          "(docs/review.md, Redaction)",
       );
     } else if (erased === "wal busy") {
       await context.stdout.line(

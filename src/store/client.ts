@@ -54,11 +54,21 @@ export const DURABILITY_PRAGMAS = [
 ] as const;
 
 /**
+ * Every embedded connection erases what it frees (https://sqlite.org/pragma.html#pragma_secure_delete):
+ * when a B-tree page splits or rebalances, SQLite moves cells and, with this flag off, leaves
+ * their old bytes in the page's free space. A redaction then erases the row but not those
+ * copies, which a later checkpoint writes into the database file. The flag is per connection,
+ * so the server's, the review tool's and the console's connections all set it; it costs a
+ * zeroing of freed bytes, no extra I/O.
+ */
+export const ERASE_FREED_PRAGMA = "PRAGMA secure_delete = ON";
+
+/**
  * The client's own connection (migrations, secrets, the shared rate limiter) may wait for a lock:
  * it is used at start and off the submission path. Submissions go through
  * `EmbeddedConnection`, which never blocks its thread on a lock.
  */
-const EMBEDDED_PRAGMAS = [...DURABILITY_PRAGMAS, "PRAGMA busy_timeout = 5000"];
+const EMBEDDED_PRAGMAS = [...DURABILITY_PRAGMAS, ERASE_FREED_PRAGMA, "PRAGMA busy_timeout = 5000"];
 
 /**
  * Opens a client for `config.url`, creating the embedded database's folder if needed. Every

@@ -22,7 +22,7 @@
  * @module
  */
 import type Database from "libsql";
-import { DURABILITY_PRAGMAS, embeddedFilePath } from "./client.ts";
+import { DURABILITY_PRAGMAS, embeddedFilePath, ERASE_FREED_PRAGMA } from "./client.ts";
 import { ConnectionStateError, isBusy } from "./faults.ts";
 import {
   INSERT_ROW,
@@ -114,6 +114,7 @@ export class EmbeddedConnection {
     const db = new this.#driver(this.#path);
     try {
       for (const pragma of DURABILITY_PRAGMAS) db.exec(pragma);
+      db.exec(ERASE_FREED_PRAGMA);
       db.exec("PRAGMA busy_timeout = 0");
       db.exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     } catch (error) {
