@@ -178,7 +178,10 @@ Deno.test("the embedding API: Host over the URL's host, the listener's scheme, p
       headers: Record<string, string>,
       scheme?: "http" | "https",
     ) => {
-      const response = await beacon.fetch(new Request(url, { headers }), { scheme });
+      const response = await beacon.fetch(new Request(url, { headers }), {
+        remoteAddress: null,
+        scheme,
+      });
       return { status: response.status, body: await response.text() };
     };
     const viaHost = await discovery(`https://evil.example${DISCOVERY}`, { host: "good.example" });
@@ -195,7 +198,9 @@ Deno.test("the embedding API: Host over the URL's host, the listener's scheme, p
     assert(noHost.body.includes('"http://built.example:8000/a2a/v1"'));
     // A target no URL host can be made of is 404, hardened and logged once.
     lines.length = 0;
-    const untrusted = await beacon.fetch(new Request(`http://a*b${DISCOVERY}`));
+    const untrusted = await beacon.fetch(new Request(`http://a*b${DISCOVERY}`), {
+      remoteAddress: null,
+    });
     assertEquals(untrusted.status, 404);
     assertEquals(untrusted.headers.get("x-content-type-options"), "nosniff");
     assertEquals(lines.length, 1);
@@ -210,6 +215,7 @@ Deno.test("the embedding API: Host over the URL's host, the listener's scheme, p
   try {
     const response = await configured.fetch(
       new Request(`http://evil.example${DISCOVERY}`, { headers: { host: "other.example" } }),
+      { remoteAddress: null },
     );
     const body = await response.text();
     assert(body.includes('"https://beacon.example/x/a2a/v1"'));

@@ -75,7 +75,8 @@ const options: BeaconOptions = {
   log: (entry: RequestLogEntry) => console.log(entry.status),
 };
 const beacon = createBeacon(options);
-const status: Promise<number> = beacon.fetch(new Request("http://x/")).then((r) => r.status);
+const status: Promise<number> = beacon.fetch(new Request("http://x/"), { remoteAddress: null })
+  .then((r) => r.status);
 createServer(toNodeListener(beacon.fetch, { prefix: "/beacon" }));
 void status;
 
@@ -83,6 +84,8 @@ void status;
 createBeacon({ databse: { url: "file:x.db" } });
 // @ts-expect-error: so is a wrong value
 createBeacon({ rateLimitStore: "redis" });
+// @ts-expect-error: and a call without the client address (every client would share a bucket)
+void beacon.fetch(new Request("http://x/"));
 `;
 
 const TSCONFIG = {

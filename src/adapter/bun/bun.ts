@@ -40,8 +40,8 @@ export interface BunServer {
  * ```
  */
 export function bunFetch(
-  handler: (request: Request, info?: ConnectionInfo) => Promise<Response>,
+  handler: (request: Request, info: ConnectionInfo) => Promise<Response>,
 ): (request: Request, server: BunServer) => Promise<Response> {
   return (request, server) =>
-    handler(request, { remoteAddress: server.requestIP(request)?.address });
+    handler(request, { remoteAddress: server.requestIP(request)?.address ?? null });
 }

@@ -32,7 +32,7 @@ import type { ErrorCode } from "../../errors.ts";
 import { createDoor } from "../../middleware/door.ts";
 
 /** A fetch handler in the shape of `Beacon.fetch`. */
-export type FetchHandler = (request: Request, info?: ConnectionInfo) => Promise<Response>;
+export type FetchHandler = (request: Request, info: ConnectionInfo) => Promise<Response>;
 
 /** Options of {@linkcode toNodeListener} and {@linkcode toRequest}. */
 export interface NodeAdapterOptions {
@@ -276,7 +276,7 @@ export function toNodeListener(
     let answer: Promise<Response>;
     try {
       answer = handler(request, {
-        remoteAddress: incoming.socket.remoteAddress,
+        remoteAddress: incoming.socket.remoteAddress ?? null, // undefined once the socket closed
         scheme: request.url.startsWith("https:") ? "https" : "http",
       });
     } catch (error) {
