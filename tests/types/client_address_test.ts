@@ -15,13 +15,14 @@ async function check(program: string): Promise<{ code: number; output: string }>
     await Deno.writeTextFile(file, program);
     const result = await new Deno.Command(Deno.execPath(), {
       args: ["check", "--quiet", "--config", `${ROOT}/tools/test/deno.json`, file],
+      env: { NO_COLOR: "1" },
       stdout: "piped",
       stderr: "piped",
     }).output();
     const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
     return {
       code: result.code,
-      output: (decode(result.stdout) + decode(result.stderr)).replace(/\x1b\[[0-9;]*m/g, ""),
+      output: decode(result.stdout) + decode(result.stderr),
     };
   } finally {
     await Deno.remove(directory, { recursive: true });
