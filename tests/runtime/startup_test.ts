@@ -116,6 +116,39 @@ const CASES: Case[] = [
     env: { BEACON_CHECKPOINT_INTERVAL: "5 minutes" },
     expect: /^Cannot start: BEACON_CHECKPOINT_INTERVAL must be "off" or a duration/,
   },
+  // Durations in lower case only: `5M` could mean minutes or months.
+  {
+    env: { BEACON_CHECKPOINT_INTERVAL: "5M" },
+    expect: /^Cannot start: BEACON_CHECKPOINT_INTERVAL must be .*\(units s, m, h, in lower case\)$/,
+  },
+  {
+    env: { BEACON_RATE_LIMIT: "10/1M" },
+    expect: /^Cannot start: BEACON_RATE_LIMIT must be .*\(units s, m, h, d, in lower case\)$/,
+  },
+  // A public URL whose query, fragment or credentials would be dropped without a word.
+  ...[
+    "https://beacon.example/?x=1",
+    "https://beacon.example/#top",
+    "https://user:pw@beacon.example/",
+    "https://beacon.example?",
+  ].map((url): Case => ({
+    env: { BEACON_PUBLIC_URL: url },
+    expect:
+      /^Cannot start: BEACON_PUBLIC_URL must be an origin with at most a path, like .*: no query, fragment, user name or password$/,
+    secret: "pw@",
+  })),
+  // A port fetch never connects to (the Fetch standard's bad ports): nothing could reach it.
+  ...["http://127.0.0.1:1", "libsql://127.0.0.1:6000", "https://127.0.0.1:22/db"].map(
+    (url): Case => ({
+      env: { BEACON_DATABASE_URL: url },
+      expect:
+        /^Cannot start: BEACON_DATABASE_URL names port \d+, which fetch never connects to \(a bad port of the Fetch standard, https:\/\/fetch.spec.whatwg.org\/#bad-port\)/,
+    }),
+  ),
+  {
+    env: { BEACON_DATABASE_URL: "file:" },
+    expect: /^Cannot start: BEACON_DATABASE_URL names no file: give a path after file:, like/,
+  },
   {
     env: { BEACON_BODY_TIMEOUT_MS: "10s" },
     expect: /^Cannot start: BEACON_BODY_TIMEOUT_MS must be milliseconds from 100 to 600000$/,
