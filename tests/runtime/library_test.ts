@@ -1,5 +1,5 @@
 /**
- * `mod.ts` as a library: this file imports nothing of the Beacon but `mod.ts` (issue 5, item 6)
+ * `mod.ts` as a library: this file imports nothing of the Beacon but `mod.ts`
  * and embeds it the way another Deno app would — its own `Deno.serve`, its own database
  * location, its own options, and a path prefix of its own routes.
  */
