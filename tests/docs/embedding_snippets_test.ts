@@ -36,9 +36,10 @@ async function run(command: string, args: string[], cwd: string, env: Record<str
     stdout: "piped",
     stderr: "piped",
   }).output();
-  const text = new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr);
+  const stdout = new TextDecoder().decode(output.stdout);
+  const text = stdout + new TextDecoder().decode(output.stderr);
   assertStrictEquals(output.code, 0, `${command} ${args.join(" ")}:\n${text}`);
-  return text;
+  return stdout;
 }
 
 function freePort(): number {
