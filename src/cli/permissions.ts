@@ -51,7 +51,7 @@ export const SERVER_V8_FLAGS = ["--v8-flags=--max-semi-space-size=16"];
  * The configuration the server and the review tool run with (`deno task start`, `deno task
  * review`): only the npm packages they import, so a first start on an empty cache fetches no
  * build, test or browser tool. The root deno.json, with the development imports, is for
- * the tests and the tasks of developers; tests/runtime/serve_config_test.ts keeps the two in step.
+ * the tests and the tasks of developers; tests/runtimes/serve_config_test.ts keeps the two in step.
  */
 export const SERVE_CONFIG: string = new URL("../../tools/serve/deno.json", import.meta.url)
   .pathname;

@@ -5,7 +5,7 @@
  * listens on, a listener that accepts and never answers, TLS spoken to a real sqld's plain HTTP
  * port, a real sqld that requires a JWT given a wrong one. Credentials in the URL's `authToken`
  * parameter and in `BEACON_DATABASE_AUTH_TOKEN` are never printed (a URL with userinfo is refused
- * at start: tests/runtime/startup_test.ts).
+ * at start: tests/runtimes/startup_test.ts).
  */
 import { assert, assertStrictEquals } from "../support/assert.ts";
 import { jwtAuth, startSqld } from "../support/sqld.ts";

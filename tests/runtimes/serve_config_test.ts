@@ -113,7 +113,7 @@ Deno.test("tools/test/deno.json maps what the tests import, and the root's pins"
     assertStrictEquals(test.imports[name], target, `${name}: the same pin as the root`);
   }
   for (const name of await bareImports(["src", "review", "tests"], ["data"], ["mod.ts"])) {
-    // The package itself, as the consumer projects tests/runtime/pack_test.ts writes import it.
+    // The package itself, as the consumer projects tests/runtimes/pack_test.ts writes import it.
     if (name.startsWith("@beacon/beacon")) continue;
     assert(test.imports[name] !== undefined, `tools/test/deno.json maps ${name}`);
   }
