@@ -28,7 +28,7 @@
  *
  * @example Serve the Beacon on Deno with an embedded database
  * ```ts ignore
- * import { createBeacon } from "./mod.ts";
+ * import { createBeacon } from "@beacon/beacon";
  *
  * const beacon = createBeacon({ database: { url: "file:data/beacon.db" } });
  * await beacon.ready();

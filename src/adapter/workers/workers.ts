@@ -118,7 +118,7 @@ function serve(beacon: Beacon, request: Request, context: WorkerContext): Promis
  *
  * @example Call the worker directly, as workerd does
  * ```ts ignore
- * import worker from "./src/adapter/workers/workers.ts";
+ * import worker from "@beacon/beacon/workers";
  *
  * const env = { BEACON_DATABASE_URL: "https://beacon-db.example.turso.io", BEACON_LOG: "off" };
  * const response = await worker.fetch(
