@@ -61,7 +61,7 @@ Deno.test("a peer address or the explicit UNKNOWN_CLIENT type-checks", async () 
 });
 
 Deno.test("a call whose types did not reach the Beacon warns once, in one line", async () => {
-  const program = `import { createBeacon } from "${ROOT}/mod.ts";
+  const program = `import { createBeacon } from ${JSON.stringify(`${ROOT}/mod.ts`)};
 const beacon = createBeacon({ database: { url: ":memory:" }, log: () => {} });
 const untyped = beacon.fetch as (request: Request, ...rest: unknown[]) => Promise<Response>;
 for (let i = 0; i < 3; i++) {
