@@ -28,7 +28,7 @@
  *
  * @example Serve the Beacon on Deno with an embedded database
  * ```ts ignore
- * import { createBeacon } from "./mod.ts";
+ * import { createBeacon } from "@beacon/beacon";
  *
  * const beacon = createBeacon({ database: { url: "file:data/beacon.db" } });
  * await beacon.ready();
@@ -39,6 +39,7 @@
  */
 export { createBeacon } from "./src/beacon.ts";
 export type { Beacon, BeaconOptions, ConnectionInfo, StartFacts } from "./src/types.ts";
+export { UNKNOWN_CLIENT } from "./src/types.ts";
 export type { DatabaseConfig } from "./src/store/client.ts";
 export type { Outcome, RequestLogEntry } from "./src/middleware/request_log.ts";
 export type { ListenerScheme } from "./src/http/target.ts";

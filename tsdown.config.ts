@@ -38,6 +38,10 @@ export default {
       /^unhomoglyph$/,
     ],
   },
+  // Rolldown warns when plugins took much of the build's time (its `checks.pluginTimings`), which
+  // on a busy machine the declaration bundling always does: advice for the tool's users, noise in
+  // the first `npm start`'s output.
+  inputOptions: { checks: { pluginTimings: false } },
   // Shared chunks sit beside the entries (the worker URL above is relative to its chunk).
   outputOptions: { chunkFileNames: "beacon-[hash].mjs" },
   // The writer thread's worker is referenced as "./writer_worker.ts" next to its module; in

@@ -1,6 +1,6 @@
 // `npm start` (its prestart) and scripts/build.ts: builds the npm package (dist/, tsdown from
 // tools/build/, installed on first use) only when its inputs changed since the last build, so a
-// start on an unchanged tree neither rebuilds nor prints tsdown's output (issue 20). The inputs
+// start on an unchanged tree neither rebuilds nor prints tsdown's output. The inputs
 // are mod.ts, tsdown.config.ts, package.json, tools/build/package-lock.json (the build tools'
 // versions) and every .ts, .json, .js and .css file under src/ and review/ (its tests aside); their digest is kept in
 // dist/.beacon-build-stamp. Plain Node (no Deno, no TypeScript): it runs on a Node-only machine.
@@ -64,8 +64,17 @@ export function buildPackage({ force = false, quiet = false } = {}) {
     console.error(`Cannot build the package: ${error.message}`);
     process.exit(1);
   }
-  const stdio = quiet ? ["ignore", 2, 2] : "inherit";
-  const result = spawnSync(tsdown, [], { cwd: root, stdio });
+  // tsdown's stderr is filtered: on Node 20 it warns that Node 20 "is deprecated"
+  // (tsdown/dist/run.mjs, unconditionally, no variable silences it), which is no news to an
+  // operator starting the server; every other line passes through.
+  const result = spawnSync(tsdown, [], {
+    cwd: root,
+    stdio: ["ignore", quiet ? 2 : "inherit", "pipe"],
+    encoding: "utf8",
+  });
+  const stderr = (result.stderr ?? "").split("\n")
+    .filter((line) => !/\[tsdown\] Node\.js v\S+ is deprecated\./.test(line)).join("\n");
+  if (stderr.trim() !== "") process.stderr.write(stderr.endsWith("\n") ? stderr : stderr + "\n");
   if (result.status !== 0) {
     console.error("Cannot build the package: tsdown failed");
     process.exit(result.status ?? 1);

@@ -1,7 +1,7 @@
 // The npm package's build tools (tools/build/: tsdown, TypeScript, publint, attw, @types/node),
 // installed on first use with `npm ci` from their committed lock file. They are not in the root
 // package.json, so `deno task start` (which installs everything the root declares) and a plain
-// `npm install` fetch none of them (issue 20). Plain Node: `npm start`, `npm run build` and
+// `npm install` fetch none of them. Plain Node: `npm start`, `npm run build` and
 // `npm pack` use it on a Node-only machine. The stamp and the lock folder are the ones
 // scripts/tools.ts uses for every tools/ folder, so Deno and Node installs agree.
 import { spawnSync } from "node:child_process";

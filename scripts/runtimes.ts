@@ -93,8 +93,8 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
 }
 
 /**
- * Variables a child needs to find its runtime, caches, certificates, proxy and registry (issue
- * 12, item 8); nothing of the Beacon's own `BEACON_*` set, so a developer's own configuration
+ * Variables a child needs to find its runtime, caches, certificates, proxy and registry;
+ * nothing of the Beacon's own `BEACON_*` set, so a developer's own configuration
  * cannot change a test.
  */
 const PASSED_THROUGH = [

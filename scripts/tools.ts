@@ -1,6 +1,6 @@
 /**
  * The project-local npm tools, one folder per runtime under `tools/`, each installed only when
- * that runtime is first used (issue 12, item 7: running Node must not install Bun or Miniflare):
+ * that runtime is first used (running Node must not install Bun or Miniflare):
  *
  * | folder | what | used by |
  * |---|---|---|
@@ -12,8 +12,8 @@
  * `tools/build/` is also installed from plain Node by scripts/build_tools.mjs (`npm start`,
  * `npm run build`, `npm pack`), with the same stamp and lock folder. The root `package.json`
  * holds only the runtime dependencies (Node and Bun users' own `npm install` / `bun install`),
- * so `deno task start`, which installs whatever the root declares, fetches no build tool
- * (issue 20); {@linkcode ensurePackages} installs it. Each folder's `package.json` and `package-lock.json` are committed;
+ * so `deno task start`, which installs whatever the root declares, fetches no build tool;
+ * {@linkcode ensurePackages} installs it. Each folder's `package.json` and `package-lock.json` are committed;
  * `node_modules/` is not. Nothing global is assumed beyond Node and npm.
  *
  * @example

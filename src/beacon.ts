@@ -34,6 +34,20 @@ function defaultRandomBytes(length: number): Uint8Array<ArrayBuffer> {
   return crypto.getRandomValues(new Uint8Array(length));
 }
 
+let warnedNoClientAddress = false;
+
+/** Says once per process that a caller gave `fetch` no client address: every client shares a bucket. */
+function warnNoClientAddress(): void {
+  if (warnedNoClientAddress) return;
+  warnedNoClientAddress = true;
+  console.warn(JSON.stringify({
+    event: "warning",
+    message: "beacon.fetch was called without a client address (its second argument, " +
+      "{ remoteAddress }): every such request shares one rate-limit bucket; pass the peer " +
+      "address, or UNKNOWN_CLIENT to share the bucket on purpose",
+  }));
+}
+
 function normaliseOrigin(url: string): string {
   const parsed = new URL(url);
   // A path prefix (an embedding app's mount point) is kept; query, fragment and `/` are not.
@@ -189,7 +203,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
     return opening;
   };
 
-  const openAndHandle = async (request: Request, info: ConnectionInfo | undefined) => {
+  const openAndHandle = async (request: Request, info: ConnectionInfo) => {
     const startedAt = now();
     if (closed) return refuseUnavailable(request, startedAt);
     let handle;
@@ -201,14 +215,16 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
     }
     // A database file removed or replaced under us: nothing more may be acknowledged.
     if (guard?.tripped !== undefined) return refuseUnavailable(request, startedAt);
-    return handle(request, info?.remoteAddress, info?.scheme);
+    return handle(request, info?.remoteAddress ?? undefined, info?.scheme);
   };
 
   return {
     fetch(request, info) {
+      // A caller whose types do not reach here (Hono's `mount` takes `...args: any`).
+      if (info?.remoteAddress === undefined) warnNoClientAddress();
       // Once open, the handler is called directly: no async frame or await per request.
       if (handler !== undefined && !closed && guard?.tripped === undefined) {
-        return handler(request, info?.remoteAddress, info?.scheme);
+        return handler(request, info?.remoteAddress ?? undefined, info?.scheme);
       }
       return openAndHandle(request, info);
     },

@@ -82,16 +82,32 @@ export interface BeaconOptions {
   onError?: (error: unknown) => void;
 }
 
-/** Facts from the runtime about one request. */
+/**
+ * Facts from the runtime about one request: the second argument of {@linkcode Beacon.fetch}, which
+ * is required, so that an embedding cannot forget the client address without a type error.
+ */
 export interface ConnectionInfo {
-  /** The peer's IP address as the runtime saw it. */
-  remoteAddress?: string;
+  /**
+   * The peer's IP address as the runtime saw it (`info.remoteAddr.hostname` on `Deno.serve`,
+   * `server.requestIP(request)?.address` on Bun, `socket.remoteAddress` on `node:http`), which
+   * keys the per-source rate limits and the stored source hash. `null` says, explicitly, that
+   * there is none ({@linkcode UNKNOWN_CLIENT}): every request without one shares one bucket,
+   * unless `trustedProxies` is set and a trusted proxy's forwarding header names the client.
+   */
+  remoteAddress: string | null;
   /**
    * The scheme the listener speaks: `https` when the entry terminates TLS itself. Default
    * `http`. Used for the public origin when no `publicUrl` is set; never read from the request.
    */
   scheme?: ListenerScheme;
 }
+
+/**
+ * The {@linkcode ConnectionInfo} to pass when the runtime gives no peer address: every such
+ * request shares one rate-limit bucket (with `trustedProxies`, a trusted forwarding header still
+ * names the client). Passing it says so on purpose; omitting the argument is a type error.
+ */
+export const UNKNOWN_CLIENT: ConnectionInfo = Object.freeze({ remoteAddress: null });
 
 /**
  * What a start found or created, for the operator's start log line: a database or a signing key
@@ -108,8 +124,11 @@ export interface StartFacts {
 
 /** A running Beacon. */
 export interface Beacon {
-  /** The fetch handler. */
-  fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
+  /**
+   * The fetch handler. `info` is required: the client address keys the rate limits (pass
+   * {@linkcode UNKNOWN_CLIENT} where the runtime gives none, and all such clients share a bucket).
+   */
+  fetch(request: Request, info: ConnectionInfo): Promise<Response>;
   /**
    * Resolves once the database is open and migrated, saying what this start created; rejects if
    * it cannot be opened.

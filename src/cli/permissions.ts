@@ -40,7 +40,7 @@ export const SYS_FACTS = [
 /**
  * V8 settings of the server process. A young generation of up to 16 MiB per semi-space: each
  * durable request keeps its objects for the ~25 ms it waits for its commit, and with 2 MiB (the
- * setting until issue 22) they were promoted and collected as old objects. Measured side by side
+ * setting before) they were promoted and collected as old objects. Measured side by side
  * with `bench/ab.ts` (2026-12-02): 0.79–0.87x the CPU per `SendMessage`, 0.91–1.01x per native
  * submit; peak RSS under load (`bench/run.ts`) and of 200 hostile uploads (`bench/upload_memory.ts`)
  * the same within 2–5 MiB for 2, 8 and 16 MiB.
@@ -50,8 +50,8 @@ export const SERVER_V8_FLAGS = ["--v8-flags=--max-semi-space-size=16"];
 /**
  * The configuration the server and the review tool run with (`deno task start`, `deno task
  * review`): only the npm packages they import, so a first start on an empty cache fetches no
- * build, test or browser tool (issue 20). The root deno.json, with the development imports, is for
- * the tests and the tasks of developers; tests/runtime/serve_config_test.ts keeps the two in step.
+ * build, test or browser tool. The root deno.json, with the development imports, is for
+ * the tests and the tasks of developers; tests/runtimes/serve_config_test.ts keeps the two in step.
  */
 export const SERVE_CONFIG: string = new URL("../../tools/serve/deno.json", import.meta.url)
   .pathname;

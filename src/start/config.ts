@@ -17,7 +17,7 @@
  * | `BEACON_TRUSTED_PROXIES` | reverse proxies whose forwarding headers count | `0` |
  * | `BEACON_SOURCE_SALT` | hex salt (≥ 16 bytes) for source hashes | stored in the database |
  * | `BEACON_SIGNING_KEY` | base64url Ed25519 seed that signs receipts | stored in the database |
- * | `BEACON_CHECKPOINT_INTERVAL` | `30s`, `5m`, `1h` (1 s to 24 h) or `off`: how often a tree head is signed while the log grows | `5m` |
+ * | `BEACON_CHECKPOINT_INTERVAL` | `30s`, `5m`, `1h` (1 s to 24 h, lower case) or `off`: how often a tree head is signed while the log grows | `5m` |
  * | `BEACON_DATABASE_TIMEOUT_MS` | deadline of every database call, in ms (100 to 600000) | `10000` |
  * | `BEACON_BODY_TIMEOUT_MS` | how long a request body may take to arrive, in ms (100 to 600000); past it `408` | `10000` |
  * | `BEACON_WRITER_THREAD` | `on`: commit an embedded database on a Web Worker thread | `off` |
@@ -34,6 +34,8 @@ import {
 } from "../defaults.ts";
 import { parseRateLimit } from "../limits/rate.ts";
 import { parseSigningKey } from "../signing/key.ts";
+import type { DatabaseConfig } from "../store/client.ts";
+import { BAD_PORTS } from "./bad_ports.ts";
 
 /** Every variable the Beacon reads (entries grant access to exactly these). */
 export const ENVIRONMENT_VARIABLES = [
@@ -79,9 +81,12 @@ export interface ServerConfig {
   readonly options: BeaconOptions;
 }
 
+/** Reads a variable; an empty value is unset. */
+type Read = (name: string) => string | undefined;
+
 /**
  * Reads one rate-limit variable (`BEACON_RATE_LIMIT`, `BEACON_STATUS_RATE_LIMIT`): `off`, or a
- * count of at least 1 per period, like `example`. Undefined when unset.
+ * count of at least 1 per period in lower case, like `example`. Undefined when unset.
  */
 function rateLimitVariable(
   name: string,
@@ -90,11 +95,12 @@ function rateLimitVariable(
 ): BeaconOptions["rateLimit"] {
   if (text === undefined) return undefined;
   try {
+    if (text !== text.toLowerCase()) throw new Error("upper case");
     return parseRateLimit(text) ?? "off";
   } catch {
     throw new StartupError(
       `Cannot start: ${name} must be "off" or a count of at least 1 per period, like ` +
-        `"${example}" (units s, m, h, d)`,
+        `"${example}" (units s, m, h, d, in lower case)`,
     );
   }
 }
@@ -117,8 +123,9 @@ function isListenAddress(name: string): boolean {
 }
 
 /**
- * Refuses a remote database URL the client could not use: one that does not parse, or whose port
- * is out of range. Nothing of the URL is quoted (its userinfo or `authToken` may be a secret).
+ * Refuses a remote database URL the client could not use: one that does not parse, whose port
+ * is out of range, or whose port `fetch` refuses to connect to. Nothing of the URL is quoted (its
+ * userinfo or `authToken` may be a secret).
  */
 function checkRemoteDatabaseUrl(url: string): void {
   if (!/^(libsql|https?):\/\//.test(url)) return;
@@ -139,6 +146,13 @@ function checkRemoteDatabaseUrl(url: string): void {
         "token in BEACON_DATABASE_AUTH_TOKEN (the URL itself is not shown)",
     );
   }
+  if (parsed.port !== "" && BAD_PORTS.has(Number(parsed.port))) {
+    throw new StartupError(
+      `Cannot start: BEACON_DATABASE_URL names port ${parsed.port}, which fetch never connects ` +
+        "to (a bad port of the Fetch standard, https://fetch.spec.whatwg.org/#bad-port); use " +
+        "the database server's real port (sqld's default is 8080)",
+    );
+  }
 }
 
 function integer(
@@ -154,6 +168,14 @@ function integer(
   return Number(text);
 }
 
+/** One of `values`, exactly as written (lower case), or a refusal naming them. */
+function oneOf<T extends string>(name: string, text: string, values: readonly T[]): T {
+  if ((values as readonly string[]).includes(text)) return text as T;
+  throw new StartupError(
+    `Cannot start: ${name} must be ${values.map((value) => `"${value}"`).join(" or ")}`,
+  );
+}
+
 const INTERVAL_UNITS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000 };
 
 /** A deadline variable (`BEACON_DATABASE_TIMEOUT_MS`, `BEACON_BODY_TIMEOUT_MS`): whole ms, 100 to 600000. */
@@ -161,50 +183,108 @@ function deadlineMs(name: string, value: string): number {
   return integer(name, value, 100, 600_000, "milliseconds");
 }
 
-/** `BEACON_CHECKPOINT_INTERVAL`: `off`, or a whole number of `s`, `m` or `h` from 1 s to 24 h. */
+/**
+ * `BEACON_CHECKPOINT_INTERVAL`: `off`, or a whole number of `s`, `m` or `h` from 1 s to 24 h, in
+ * lower case only (`5M` is refused: minutes or months?).
+ */
 function checkpointIntervalMs(text: string): number | "off" {
-  const trimmed = text.trim().toLowerCase();
-  if (trimmed === "off") return "off";
-  const match = /^([1-9][0-9]{0,5})([smh])$/.exec(trimmed);
+  if (text === "off") return "off";
+  const match = /^([1-9][0-9]{0,5})([smh])$/.exec(text);
   const ms = match === null ? NaN : Number(match[1]) * INTERVAL_UNITS[match[2]];
   if (!(ms >= 1000 && ms <= 86_400_000)) {
     throw new StartupError(
       'Cannot start: BEACON_CHECKPOINT_INTERVAL must be "off" or a duration from 1s to 24h ' +
-        'like "30s", "5m" or "1h"',
+        'like "30s", "5m" or "1h" (units s, m, h, in lower case)',
     );
   }
   return ms;
 }
 
 /**
- * Resolves the configuration from `read(name)`. Throws a {@linkcode StartupError} whose message
- * names the variable and the accepted values.
+ * `BEACON_PUBLIC_URL`: an http(s) origin, with a path prefix where the Beacon is mounted under
+ * one. A query, a fragment or credentials would be dropped from every published URL (only the
+ * origin and path are used), so they are refused rather than trimmed without a word.
  */
-export function configFromEnvironment(read: (name: string) => string | undefined): ServerConfig {
-  const get = (name: string) => {
-    const value = read(name);
-    return value === undefined || value === "" ? undefined : value;
+function publicUrlVariable(text: string): string {
+  if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
+    throw new StartupError("Cannot start: BEACON_PUBLIC_URL must be an http(s) URL");
+  }
+  const url = new URL(text);
+  if (text.includes("?") || text.includes("#") || url.username !== "" || url.password !== "") {
+    throw new StartupError(
+      "Cannot start: BEACON_PUBLIC_URL must be an origin with at most a path, like " +
+        '"https://beacon.example.com" or "https://example.com/beacon": no query, fragment, ' +
+        "user name or password",
+    );
+  }
+  return text;
+}
+
+/** The listener: `PORT`, `BEACON_HOSTNAME`, `BEACON_LOG`, and the origin it is known by. */
+function listenerConfig(get: Read): Omit<ServerConfig, "options"> & { publicUrl?: string } {
+  const log = oneOf("BEACON_LOG", get("BEACON_LOG") ?? "on", ["on", "off"] as const);
+  const hostname = get("BEACON_HOSTNAME") ?? "0.0.0.0";
+  if (!isListenAddress(hostname)) {
+    throw new StartupError(
+      "Cannot start: BEACON_HOSTNAME must be an address of this machine: an IPv4 address " +
+        "(0.0.0.0 for all, 127.0.0.1 for loopback), an IPv6 address (:: or ::1) or a host name",
+    );
+  }
+  const publicUrl = get("BEACON_PUBLIC_URL");
+  return {
+    port: integer("PORT", get("PORT") ?? "8000", 0, 65535),
+    hostname,
+    logRequests: log === "on",
+    ...(publicUrl === undefined ? {} : { publicUrl: publicUrlVariable(publicUrl) }),
   };
-  const databaseUrl = get("BEACON_DATABASE_URL") ?? DEFAULT_DATABASE_URL;
-  if (!DATABASE_URL_FORMS.test(databaseUrl)) {
+}
+
+/**
+ * The database: `BEACON_DATABASE_URL`, `BEACON_DATABASE_AUTH_TOKEN`, `BEACON_WRITER_THREAD`,
+ * `BEACON_DATABASE_TIMEOUT_MS`.
+ */
+function databaseConfig(get: Read): DatabaseConfig {
+  const url = get("BEACON_DATABASE_URL") ?? DEFAULT_DATABASE_URL;
+  if (!DATABASE_URL_FORMS.test(url)) {
     // Only the scheme is quoted: the rest of a URL may carry a token.
-    const scheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:/.exec(databaseUrl)?.[0] ?? "no scheme";
+    const scheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:/.exec(url)?.[0] ?? "no scheme";
     throw new StartupError(
       "Cannot start: BEACON_DATABASE_URL must start with file: (embedded), libsql:// or " +
         `https:// (Turso, sqld), or http:// (a local sqld); it has ${scheme}`,
     );
   }
-  checkRemoteDatabaseUrl(databaseUrl);
-  const options: BeaconOptions = {
-    database: { url: databaseUrl, authToken: get("BEACON_DATABASE_AUTH_TOKEN") },
-  };
-  const publicUrl = get("BEACON_PUBLIC_URL");
-  if (publicUrl !== undefined) {
-    if (!URL.canParse(publicUrl) || !/^https?:$/.test(new URL(publicUrl).protocol)) {
-      throw new StartupError("Cannot start: BEACON_PUBLIC_URL must be an http(s) URL");
-    }
-    options.publicUrl = publicUrl;
+  if (url === "file:" || url === "file://") {
+    throw new StartupError(
+      "Cannot start: BEACON_DATABASE_URL names no file: give a path after file:, like " +
+        `"${DEFAULT_DATABASE_URL}"`,
+    );
   }
+  checkRemoteDatabaseUrl(url);
+  const writerThread = oneOf(
+    "BEACON_WRITER_THREAD",
+    get("BEACON_WRITER_THREAD") ?? "off",
+    [
+      "on",
+      "off",
+    ] as const,
+  );
+  const timeout = get("BEACON_DATABASE_TIMEOUT_MS");
+  return {
+    url,
+    authToken: get("BEACON_DATABASE_AUTH_TOKEN"),
+    ...(writerThread === "on" ? { writerThread: true } : {}),
+    ...(timeout === undefined
+      ? {}
+      : { timeoutMs: deadlineMs("BEACON_DATABASE_TIMEOUT_MS", timeout) }),
+  };
+}
+
+/**
+ * What a client may spend and how it is identified: the rate limits, their store, the trusted
+ * proxies, and how long a body may take.
+ */
+function limitsConfig(get: Read): BeaconOptions {
+  const options: BeaconOptions = {};
   const rate = rateLimitVariable("BEACON_RATE_LIMIT", get("BEACON_RATE_LIMIT"), DEFAULT_RATE_LIMIT);
   if (rate !== undefined) options.rateLimit = rate;
   const statusRate = rateLimitVariable(
@@ -215,12 +295,14 @@ export function configFromEnvironment(read: (name: string) => string | undefined
   if (statusRate !== undefined) options.statusRateLimit = statusRate;
   const rateStore = get("BEACON_RATE_LIMIT_STORE");
   if (rateStore !== undefined) {
-    if (rateStore !== "memory" && rateStore !== "database") {
-      throw new StartupError(
-        'Cannot start: BEACON_RATE_LIMIT_STORE must be "memory" or "database"',
-      );
-    }
-    options.rateLimitStore = rateStore;
+    options.rateLimitStore = oneOf(
+      "BEACON_RATE_LIMIT_STORE",
+      rateStore,
+      [
+        "memory",
+        "database",
+      ] as const,
+    );
   }
   const proxies = get("BEACON_TRUSTED_PROXIES");
   if (proxies !== undefined) {
@@ -228,13 +310,25 @@ export function configFromEnvironment(read: (name: string) => string | undefined
   }
   const proxyHeader = get("BEACON_TRUSTED_PROXY_HEADER")?.toLowerCase();
   if (proxyHeader !== undefined) {
-    if (proxyHeader !== "x-forwarded-for" && proxyHeader !== "forwarded") {
-      throw new StartupError(
-        'Cannot start: BEACON_TRUSTED_PROXY_HEADER must be "x-forwarded-for" or "forwarded"',
-      );
-    }
-    options.trustedProxyHeader = proxyHeader;
+    options.trustedProxyHeader = oneOf(
+      "BEACON_TRUSTED_PROXY_HEADER",
+      proxyHeader,
+      [
+        "x-forwarded-for",
+        "forwarded",
+      ] as const,
+    );
   }
+  const bodyTimeout = get("BEACON_BODY_TIMEOUT_MS");
+  if (bodyTimeout !== undefined) {
+    options.bodyTimeoutMs = deadlineMs("BEACON_BODY_TIMEOUT_MS", bodyTimeout);
+  }
+  return options;
+}
+
+/** The keys and what they sign: `BEACON_SOURCE_SALT`, `BEACON_SIGNING_KEY`, `BEACON_CHECKPOINT_INTERVAL`. */
+function signingConfig(get: Read): BeaconOptions {
+  const options: BeaconOptions = {};
   const salt = get("BEACON_SOURCE_SALT");
   if (salt !== undefined) {
     const bytes = fromHex(salt);
@@ -257,65 +351,47 @@ export function configFromEnvironment(read: (name: string) => string | undefined
   if (checkpointInterval !== undefined) {
     options.checkpointIntervalMs = checkpointIntervalMs(checkpointInterval);
   }
-  const writerThread = get("BEACON_WRITER_THREAD") ?? "off";
-  if (writerThread !== "on" && writerThread !== "off") {
-    throw new StartupError('Cannot start: BEACON_WRITER_THREAD must be "on" or "off"');
-  }
-  if (writerThread === "on") options.database = { ...options.database!, writerThread: true };
-  const timeout = get("BEACON_DATABASE_TIMEOUT_MS");
-  if (timeout !== undefined) {
-    options.database = {
-      ...options.database!,
-      timeoutMs: deadlineMs("BEACON_DATABASE_TIMEOUT_MS", timeout),
-    };
-  }
-  const bodyTimeout = get("BEACON_BODY_TIMEOUT_MS");
-  if (bodyTimeout !== undefined) {
-    options.bodyTimeoutMs = deadlineMs("BEACON_BODY_TIMEOUT_MS", bodyTimeout);
-  }
-  const log = get("BEACON_LOG") ?? "on";
-  if (log !== "on" && log !== "off") {
-    throw new StartupError('Cannot start: BEACON_LOG must be "on" or "off"');
-  }
-  const hostname = get("BEACON_HOSTNAME") ?? "0.0.0.0";
-  if (!isListenAddress(hostname)) {
-    throw new StartupError(
-      "Cannot start: BEACON_HOSTNAME must be an address of this machine: an IPv4 address " +
-        "(0.0.0.0 for all, 127.0.0.1 for loopback), an IPv6 address (:: or ::1) or a host name",
-    );
-  }
-  return {
-    port: integer("PORT", get("PORT") ?? "8000", 0, 65535),
-    hostname,
-    logRequests: log === "on",
-    options,
-  };
+  return options;
 }
 
 /**
- * The warning a server prints at start when `BEACON_PUBLIC_URL` is unset and it listens on a
- * non-loopback address: the origin in documents and receipts then comes from each request's
- * (validated) `Host` header, which a client chooses, and the agent card is served unsigned
- * (src/documents.ts: a card is signed only for the configured origin). Undefined when there is
- * nothing to warn of: on loopback (development) the unsigned card is expected.
+ * Resolves the configuration from `read(name)`, group by group. Throws a
+ * {@linkcode StartupError} whose message names the variable and the accepted values.
  */
-export function publicUrlWarning(config: ServerConfig): string | undefined {
-  if (config.options.publicUrl !== undefined) return undefined;
-  const host = config.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
-  if (host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host)) return undefined;
-  return "BEACON_PUBLIC_URL is unset on a non-loopback address: documents and receipts name the " +
-    "origin from each request's Host header, and the agent card is served unsigned; set " +
-    "BEACON_PUBLIC_URL to the public origin";
+export function configFromEnvironment(read: Read): ServerConfig {
+  const get: Read = (name) => {
+    const value = read(name);
+    return value === undefined || value === "" ? undefined : value;
+  };
+  const database = databaseConfig(get);
+  const { publicUrl, ...listener } = listenerConfig(get);
+  const options: BeaconOptions = {
+    database,
+    ...(publicUrl === undefined ? {} : { publicUrl }),
+    ...limitsConfig(get),
+    ...signingConfig(get),
+  };
+  return { ...listener, options };
+}
+
+/**
+ * The `publicUrl` field of the `listening` event: the configured origin, or what its absence
+ * means. Without `BEACON_PUBLIC_URL` the origin in documents and receipts comes from each
+ * request's (validated) `Host` header, which a client chooses, and the agent card is served
+ * unsigned (src/documents.ts: a card is signed only for the configured origin).
+ */
+export function publicUrlFact(config: ServerConfig): string {
+  return config.options.publicUrl ??
+    "unset: documents and receipts name each request's Host, and the agent card is unsigned";
 }
 
 /**
  * Creates the Beacon a server entry runs: the configured options, one JSON log line per request on
  * stdout when logging is on, and unexpected errors reported by name only on stderr (never their
- * message, which may quote data); first, on stderr, the {@linkcode publicUrlWarning} if any.
+ * message, which may quote data). It prints nothing itself: the first line of a start is the
+ * `listening` event, or the one line of a refusal.
  */
 export function beaconForServer(config: ServerConfig, extra: BeaconOptions = {}): Beacon {
-  const warning = publicUrlWarning(config);
-  if (warning !== undefined) console.error(JSON.stringify({ event: "warning", message: warning }));
   return createBeacon({
     ...config.options,
     log: config.logRequests ? (entry) => console.log(JSON.stringify(entry)) : undefined,

@@ -1,6 +1,6 @@
 /**
  * Says in a few fixed words why the database could not be reached or opened, for the `database`
- * log lines and the start-up refusals (issue 20): "connection refused", "timeout", "DNS failure",
+ * log lines and the start-up refusals: "connection refused", "timeout", "DNS failure",
  * "TLS failure", "HTTP status 401", "permission denied", …
  *
  * The words are chosen from the error's codes and texts along its `cause` chain, but the output
@@ -45,8 +45,9 @@ const CAUSES: readonly Cause[] = [
   },
   {
     words: "connection reset by the database",
-    codes: ["ECONNRESET", "EPIPE", "ConnectionReset", "ConnectionClosed"],
-    text: /connection reset|connection closed|broken pipe/i,
+    // UND_ERR_SOCKET: Node's fetch (undici) when the peer closed or reset mid-request.
+    codes: ["ECONNRESET", "EPIPE", "ConnectionReset", "ConnectionClosed", "UND_ERR_SOCKET"],
+    text: /connection reset|connection closed|broken pipe|other side closed/i,
   },
   {
     words: "network unreachable (no route to the database host)",
@@ -57,12 +58,6 @@ const CAUSES: readonly Cause[] = [
     words: "timeout (the database did not answer within the deadline)",
     codes: ["ETIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "Timeout", "TimeoutError", "DeadlineError"],
     text: /timed out|deadline|timeout/i,
-  },
-  {
-    // Deno refuses /proc, /sys and /dev paths without --allow-all, whatever --allow-write says.
-    words: "not permitted by the server's Deno permissions (a special path such as /proc or /dev)",
-    codes: ["NotCapable"],
-    text: /run again with the --allow-all flag/i,
   },
   {
     words: "permission denied",
@@ -131,6 +126,32 @@ function field(error: unknown, name: string): unknown {
     : undefined;
 }
 
+/** Deno's permission kinds, as its `NotCapable` message names them ("Requires write access"). */
+const DENO_PERMISSIONS = ["read", "write", "ffi", "env", "net", "sys", "run", "import"] as const;
+
+/**
+ * The Deno permission that refused, from a `NotCapable` error: "Requires write access to …, run
+ * again with the --allow-write flag". Deno refuses /proc, /sys and /dev paths without
+ * `--allow-all` whatever else is granted ("Requires all access"). Only the kind is read from the
+ * message, never the path it quotes.
+ */
+function denoPermission(errors: readonly unknown[]): string | undefined {
+  for (const error of errors) {
+    if (field(error, "name") !== "NotCapable") continue;
+    const kind = /\bRequires ([a-z]+) access\b/.exec(String(field(error, "message") ?? ""))?.[1];
+    if (kind === "all") {
+      return "not permitted by the server's Deno permissions (a special path such as /proc or " +
+        "/dev needs --allow-all)";
+    }
+    const known = DENO_PERMISSIONS.find((name) => name === kind);
+    return known === undefined
+      ? "not permitted by the server's Deno permissions"
+      : `not permitted by the server's Deno permissions (${known} access is not granted: ` +
+        `--allow-${known})`;
+  }
+  return undefined;
+}
+
 /** The HTTP status a remote database answered with, when that is what failed. */
 function httpStatus(errors: readonly unknown[]): number | undefined {
   for (const error of errors) {
@@ -148,6 +169,8 @@ function httpStatus(errors: readonly unknown[]): number | undefined {
  */
 export function describeDatabaseError(error: unknown): string {
   const errors = chain(error);
+  const denied = denoPermission(errors);
+  if (denied !== undefined) return denied;
   const status = httpStatus(errors);
   if (status !== undefined) {
     const meaning = status === 401 || status === 403

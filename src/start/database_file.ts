@@ -1,5 +1,5 @@
 /**
- * The start-up check of an embedded database file (issue 20): a remote database that is down may
+ * The start-up check of an embedded database file: a remote database that is down may
  * come up later, so the server listens and retries; a local file that cannot be created or opened
  * will not, so the start is refused at once, naming the path and the operating system's reason.
  *

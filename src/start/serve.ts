@@ -3,7 +3,7 @@
  * only its runtime's facts (how to read a variable, how to listen, how to exit); this module
  * decides the rest the same way everywhere:
  *
- * 1. Read the configuration. A refusal is one line on stderr and exit code 2 (issue 12, item 8):
+ * 1. Read the configuration. A refusal is one line on stderr and exit code 2 :
  *    an invalid variable, a busy port or an address that cannot be bound.
  * 2. An embedded database file that cannot be created or opened refuses the start, naming the
  *    path and the reason (`database_file.ts`): unlike a remote database, it will not come up.
@@ -11,7 +11,7 @@
  *    whose database is there listens with it open; then listen whatever the outcome. Until the
  *    database is reachable every request gets `503 unavailable` (createBeacon does that), and
  *    {@linkcode keepOpening} retries in the background with back-off, so migrations are applied
- *    as soon as it is (issue 10, item 4). A remote database that is down never stops the start.
+ *    as soon as it is. A remote database that is down never stops the start.
  *    Each failure is logged with its cause in words (`database_error.ts`), and the migrations a
  *    start applied once, as "from version A to B".
  * 3. On SIGINT / SIGTERM: stop accepting, let in-flight requests finish, close the database,
@@ -25,6 +25,7 @@ import {
   beaconForServer,
   closeAndReport,
   configFromEnvironment,
+  publicUrlFact,
   type ServerConfig,
   StartupError,
 } from "./config.ts";
@@ -180,7 +181,12 @@ export async function runServer(runtime: ServerRuntime): Promise<void> {
     await beacon.close().catch(() => {});
     return runtime.exit(2);
   }
-  logEvent({ event: "listening", hostname: config.hostname, port: listening.port });
+  logEvent({
+    event: "listening",
+    hostname: config.hostname,
+    port: listening.port,
+    publicUrl: publicUrlFact(config),
+  });
   void keepOpening(beacon, () => stopping);
   runtime.onStopSignal(async () => {
     if (stopping) return;

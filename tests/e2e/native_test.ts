@@ -201,6 +201,7 @@ Deno.test("unavailable: a database that cannot be opened answers 503, never a re
   const beacon = createBeacon({ database: { url: "file:/proc/no-such-dir/beacon.db" } });
   const response = await beacon.fetch(
     new Request("http://127.0.0.1" + SUBMIT, { method: "POST", headers: TEXT, body: "x" }),
+    { remoteAddress: null },
   );
   assertEquals(response.status, 503);
   assertEquals((await response.json()).error.code, "unavailable");
@@ -453,6 +454,7 @@ Deno.test("with a public URL set, the request's Host never reaches a response", 
         headers: TEXT,
         body: "hello",
       }),
+      { remoteAddress: null },
     );
     assertEquals(submit.status, 202);
     assertMatch(submit.headers.get("location") ?? "", /^https:\/\/beacon\.example\//);
@@ -460,9 +462,13 @@ Deno.test("with a public URL set, the request's Host never reaches a response", 
       await submit.text(),
       await (await beacon.fetch(
         new Request("http://attacker.invalid/.well-known/autonomous-agent"),
+        { remoteAddress: null },
       ))
         .text(),
-      await (await beacon.fetch(new Request("http://attacker.invalid/.well-known/agent-card.json")))
+      await (await beacon.fetch(
+        new Request("http://attacker.invalid/.well-known/agent-card.json"),
+        { remoteAddress: null },
+      ))
         .text(),
     ];
     for (const text of texts) assert(!text.includes("attacker.invalid"), text.slice(0, 200));

@@ -8,7 +8,7 @@ import { assert, assertEquals, assertMatch } from "../support/assert.ts";
 import { rawExchange } from "../support/serve.ts";
 import { startServer } from "../support/server.ts";
 import { createBeacon } from "../../src/beacon.ts";
-import { configFromEnvironment, publicUrlWarning } from "../../src/start/config.ts";
+import { configFromEnvironment, publicUrlFact } from "../../src/start/config.ts";
 import { MAX_HOST_LENGTH, validHost } from "../../src/http/target.ts";
 
 const DISCOVERY = "/.well-known/autonomous-agent";
@@ -140,26 +140,23 @@ Deno.test("an invalid Host is refused 400 invalid_host, hardened, logged once, n
   }
 });
 
-Deno.test("the server warns at start without BEACON_PUBLIC_URL on a non-loopback address only", async () => {
+Deno.test("a start without BEACON_PUBLIC_URL warns of nothing: its listening event says what that means", async () => {
   const config = (env: Record<string, string>) => configFromEnvironment((name) => env[name]);
-  for (const hostname of ["0.0.0.0", "::", "192.0.2.1", "2001:db8::1", "[::]"]) {
-    const warning = publicUrlWarning(config({ BEACON_HOSTNAME: hostname })) ?? "";
-    assertMatch(warning, /BEACON_PUBLIC_URL/);
-    assertMatch(warning, /the agent card is served unsigned/);
-  }
-  for (const hostname of ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"]) {
-    assertEquals(publicUrlWarning(config({ BEACON_HOSTNAME: hostname })), undefined, hostname);
+  for (const hostname of ["0.0.0.0", "::", "127.0.0.1", "[::1]"]) {
+    const fact = publicUrlFact(config({ BEACON_HOSTNAME: hostname }));
+    assertMatch(fact, /^unset: documents and receipts name each request's Host/);
+    assertMatch(fact, /the agent card is unsigned/);
   }
   assertEquals(
-    publicUrlWarning(
-      config({ BEACON_HOSTNAME: "0.0.0.0", BEACON_PUBLIC_URL: "https://b.example" }),
-    ),
-    undefined,
+    publicUrlFact(config({ BEACON_HOSTNAME: "0.0.0.0", BEACON_PUBLIC_URL: "https://b.example" })),
+    "https://b.example",
   );
-  // The real server on loopback (the only address a test may listen on) prints no warning.
+  // The real server (on loopback, the only address a test may listen on).
   const server = await startServer();
   try {
-    assert(!server.stderr().includes('"warning"'));
+    assert(!server.stderr().includes('"warning"'), server.stderr());
+    const listening = server.lines.find((line) => line.event === "listening");
+    assertMatch(String(listening?.publicUrl), /^unset: .*the agent card is unsigned$/);
   } finally {
     await server.stop();
   }
@@ -178,7 +175,10 @@ Deno.test("the embedding API: Host over the URL's host, the listener's scheme, p
       headers: Record<string, string>,
       scheme?: "http" | "https",
     ) => {
-      const response = await beacon.fetch(new Request(url, { headers }), { scheme });
+      const response = await beacon.fetch(new Request(url, { headers }), {
+        remoteAddress: null,
+        scheme,
+      });
       return { status: response.status, body: await response.text() };
     };
     const viaHost = await discovery(`https://evil.example${DISCOVERY}`, { host: "good.example" });
@@ -195,7 +195,9 @@ Deno.test("the embedding API: Host over the URL's host, the listener's scheme, p
     assert(noHost.body.includes('"http://built.example:8000/a2a/v1"'));
     // A target no URL host can be made of is 404, hardened and logged once.
     lines.length = 0;
-    const untrusted = await beacon.fetch(new Request(`http://a*b${DISCOVERY}`));
+    const untrusted = await beacon.fetch(new Request(`http://a*b${DISCOVERY}`), {
+      remoteAddress: null,
+    });
     assertEquals(untrusted.status, 404);
     assertEquals(untrusted.headers.get("x-content-type-options"), "nosniff");
     assertEquals(lines.length, 1);
@@ -210,6 +212,7 @@ Deno.test("the embedding API: Host over the URL's host, the listener's scheme, p
   try {
     const response = await configured.fetch(
       new Request(`http://evil.example${DISCOVERY}`, { headers: { host: "other.example" } }),
+      { remoteAddress: null },
     );
     const body = await response.text();
     assert(body.includes('"https://beacon.example/x/a2a/v1"'));

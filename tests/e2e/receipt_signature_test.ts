@@ -88,6 +88,7 @@ Deno.test("a generated signing key is stored once and reused after a restart", a
     try {
       const response = await beacon.fetch(
         new Request("http://127.0.0.1/.well-known/autonomous-agent"),
+        { remoteAddress: null },
       );
       return (await response.json()).receiptSigning.publicKey;
     } finally {

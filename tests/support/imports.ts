@@ -1,7 +1,7 @@
 /**
  * The bare imports of the Beacon's own code (mod.ts and src/), `node:` ones aside: what the
- * package manifests and the serving configuration must provide (tests/runtime/package_test.ts,
- * tests/runtime/serve_config_test.ts).
+ * package manifests and the serving configuration must provide (tests/runtimes/package_test.ts,
+ * tests/runtimes/serve_config_test.ts).
  */
 import { ROOT } from "../../scripts/tools.ts";
 

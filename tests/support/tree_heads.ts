@@ -1,6 +1,6 @@
 /**
  * Helpers for the tree-head tests (tests/e2e/tree_head_test.ts,
- * tests/runtime/tree_head_runtimes_test.ts): submit over real HTTP, and read the recorded
+ * tests/runtimes/tree_head_runtimes_test.ts): submit over real HTTP, and read the recorded
  * checkpoints through a connection of their own.
  *
  * @module

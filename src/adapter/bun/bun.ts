@@ -5,8 +5,8 @@
  *
  * @example Use your own `Bun.serve` (or a default export) with the Beacon's handler
  * ```ts ignore
- * import { createBeacon } from "./mod.ts";
- * import { bunFetch } from "./src/adapter/bun/bun.ts";
+ * import { createBeacon } from "@beacon/beacon";
+ * import { bunFetch } from "@beacon/beacon/bun";
  *
  * const beacon = createBeacon({ database: { url: "file:beacon.db" } });
  * export default { port: 8000, fetch: bunFetch(beacon.fetch) };
@@ -32,16 +32,16 @@ export interface BunServer {
  *
  * @example
  * ```ts ignore
- * import { createBeacon } from "./mod.ts";
- * import { bunFetch } from "./src/adapter/bun/bun.ts";
+ * import { createBeacon } from "@beacon/beacon";
+ * import { bunFetch } from "@beacon/beacon/bun";
  *
  * const beacon = createBeacon();
  * Bun.serve({ port: 8000, fetch: bunFetch(beacon.fetch) });
  * ```
  */
 export function bunFetch(
-  handler: (request: Request, info?: ConnectionInfo) => Promise<Response>,
+  handler: (request: Request, info: ConnectionInfo) => Promise<Response>,
 ): (request: Request, server: BunServer) => Promise<Response> {
   return (request, server) =>
-    handler(request, { remoteAddress: server.requestIP(request)?.address });
+    handler(request, { remoteAddress: server.requestIP(request)?.address ?? null });
 }

@@ -12,8 +12,8 @@
  * @example Mount the Beacon under `/beacon` in an existing `node:http` server
  * ```ts ignore
  * import { createServer } from "node:http";
- * import { createBeacon } from "./mod.ts";
- * import { toNodeListener } from "./src/adapter/node/node.ts";
+ * import { createBeacon } from "@beacon/beacon";
+ * import { toNodeListener } from "@beacon/beacon/node";
  *
  * const beacon = createBeacon({ publicUrl: "https://example.com/beacon" });
  * const listener = toNodeListener(beacon.fetch, { prefix: "/beacon" });
@@ -32,7 +32,7 @@ import type { ErrorCode } from "../../errors.ts";
 import { createDoor } from "../../middleware/door.ts";
 
 /** A fetch handler in the shape of `Beacon.fetch`. */
-export type FetchHandler = (request: Request, info?: ConnectionInfo) => Promise<Response>;
+export type FetchHandler = (request: Request, info: ConnectionInfo) => Promise<Response>;
 
 /** Options of {@linkcode toNodeListener} and {@linkcode toRequest}. */
 export interface NodeAdapterOptions {
@@ -124,7 +124,7 @@ function normalisePrefix(prefix: string | undefined): string {
  * @example
  * ```ts ignore
  * import { createServer } from "node:http";
- * import { toRequest } from "./src/adapter/node/node.ts";
+ * import { toRequest } from "@beacon/beacon/node";
  *
  * createServer((incoming, outgoing) => {
  *   const request = toRequest(incoming);
@@ -180,7 +180,7 @@ export function toRequest(
  * @example
  * ```ts ignore
  * import { createServer } from "node:http";
- * import { writeResponse } from "./src/adapter/node/node.ts";
+ * import { writeResponse } from "@beacon/beacon/node";
  *
  * createServer((_incoming, outgoing) => {
  *   void writeResponse(outgoing, Response.json({ ok: true }));
@@ -235,8 +235,8 @@ export async function writeResponse(
  * @example Serve the Beacon with `node:http`
  * ```ts ignore
  * import { createServer } from "node:http";
- * import { createBeacon } from "./mod.ts";
- * import { toNodeListener } from "./src/adapter/node/node.ts";
+ * import { createBeacon } from "@beacon/beacon";
+ * import { toNodeListener } from "@beacon/beacon/node";
  *
  * const beacon = createBeacon({ database: { url: "file:data/beacon.db" } });
  * createServer(toNodeListener(beacon.fetch)).listen(8000);
@@ -276,7 +276,7 @@ export function toNodeListener(
     let answer: Promise<Response>;
     try {
       answer = handler(request, {
-        remoteAddress: incoming.socket.remoteAddress,
+        remoteAddress: incoming.socket.remoteAddress ?? null, // undefined once the socket closed
         scheme: request.url.startsWith("https:") ? "https" : "http",
       });
     } catch (error) {
@@ -305,7 +305,7 @@ export function toNodeListener(
  * @example
  * ```ts ignore
  * import { createServer } from "node:http";
- * import { refuseConnect, toNodeListener } from "./src/adapter/node/node.ts";
+ * import { refuseConnect, toNodeListener } from "@beacon/beacon/node";
  *
  * const server = createServer(toNodeListener(beacon.fetch));
  * server.on("connect", refuseConnect);

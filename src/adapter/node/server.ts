@@ -3,7 +3,7 @@
  * with `node:http` and the adapter of `node.ts`, through the shared start-up and shutdown path
  * (`serve.ts`): same environment variables, same JSON lines, same refusals as every entry.
  *
- * Node lets the entry bound connections, so it does (issue 10, item 3):
+ * Node lets the entry bound connections, so it does:
  *
  * - `headersTimeout` (10 s): a client must finish its request head within it, or the
  *   connection is closed (408 where a response is still possible): the slowloris bound.

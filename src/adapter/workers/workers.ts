@@ -95,11 +95,10 @@ const REQUEST_DEADLINE_MS = 30_000;
  * run in the call of a request that waits for it (src/store/group_commit.ts).
  */
 function serve(beacon: Beacon, request: Request, context: WorkerContext): Promise<Response> {
-  const address = request.headers.get("cf-connecting-ip") ?? undefined;
   const alive = setInterval(() => {}, 1_000);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const handling = beacon.fetch(request, {
-    remoteAddress: address,
+    remoteAddress: request.headers.get("cf-connecting-ip"), // null outside Cloudflare's edge
     scheme: request.url.startsWith("https:") ? "https" : "http",
   });
   const deadline = new Promise<Response>((resolve) => {
@@ -119,7 +118,7 @@ function serve(beacon: Beacon, request: Request, context: WorkerContext): Promis
  *
  * @example Call the worker directly, as workerd does
  * ```ts ignore
- * import worker from "./src/adapter/workers/workers.ts";
+ * import worker from "@beacon/beacon/workers";
  *
  * const env = { BEACON_DATABASE_URL: "https://beacon-db.example.turso.io", BEACON_LOG: "off" };
  * const response = await worker.fetch(

@@ -1,6 +1,6 @@
 /**
- * The README's commands on a machine with only Bun, and on one with only Node 20 and npm (issue
- * 12, items 2 and 3): a copy of the source tree (made without git), a `PATH` holding nothing but that
+ * The README's commands on a machine with only Bun, and on one with only Node 20 and npm
+ * : a copy of the source tree (made without git), a `PATH` holding nothing but that
  * runtime (and `sh`, which npm runs scripts with), and the documented commands:
  *
  * - Bun: `bun install && bun run start:bun` serves from the TypeScript sources, no build.
@@ -15,8 +15,7 @@ import { bunExecutable, nodeExecutable, ROOT } from "../../scripts/tools.ts";
 
 /**
  * What a clone or an unpacked release does not hold (.gitignore's entries, and `.git`): the copy
- * is made by walking the tree, so the test runs the same in a plain source tree without git
- * (issue 20, item 5).
+ * is made by walking the tree, so the test runs the same in a plain source tree without git.
  */
 const NOT_IN_A_RELEASE_FOLDERS = new Set([
   ".git",

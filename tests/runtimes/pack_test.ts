@@ -1,10 +1,10 @@
 /**
- * The npm package embeds (issue 12, item 4): `npm pack` makes a tarball that `publint --strict`
+ * The npm package embeds: `npm pack` makes a tarball that `publint --strict`
  * and `attw --profile esm-only` find clean; it installs into a fresh project where
  * `import { createBeacon } from "@beacon/beacon"` answers a submission with an embedded database
  * on Node and on Bun, and a strict TypeScript consumer (`module`/`moduleResolution: nodenext`)
  * type-checks against its real types, a misspelt option being a type error; and its
- * `beacon-review` bin reads that store (issue 23). Also: the sources are erasable TypeScript only
+ * `beacon-review` bin reads that store. Also: the sources are erasable TypeScript only
  * (item 5).
  */
 import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
@@ -75,7 +75,8 @@ const options: BeaconOptions = {
   log: (entry: RequestLogEntry) => console.log(entry.status),
 };
 const beacon = createBeacon(options);
-const status: Promise<number> = beacon.fetch(new Request("http://x/")).then((r) => r.status);
+const status: Promise<number> = beacon.fetch(new Request("http://x/"), { remoteAddress: null })
+  .then((r) => r.status);
 createServer(toNodeListener(beacon.fetch, { prefix: "/beacon" }));
 void status;
 
@@ -83,6 +84,8 @@ void status;
 createBeacon({ databse: { url: "file:x.db" } });
 // @ts-expect-error: so is a wrong value
 createBeacon({ rateLimitStore: "redis" });
+// @ts-expect-error: and a call without the client address (every client would share a bucket)
+void beacon.fetch(new Request("http://x/"));
 `;
 
 const TSCONFIG = {
@@ -151,7 +154,7 @@ Deno.test("npm pack: the tarball lints clean and embeds on Node and Bun, with re
       stored.push({ data, receipt: result.receipt });
     }
 
-    // The reviewer's tool from the tarball (issue 23): its bin, under Node's permission model,
+    // The reviewer's tool from the tarball: its bin, under Node's permission model,
     // reads what the consumer stored, and the console's files were packed beside it.
     const { data, receipt } = stored[0];
     const listed = ok(

@@ -1,9 +1,9 @@
 /**
  * Every start-up refusal is one clear line on stderr and exit code 2, on every server entry
- * (issue 12, item 8): an invalid variable names the variable and what it accepts, a database URL
+ * : an invalid variable names the variable and what it accepts, a database URL
  * of an unknown kind names the accepted forms (and never echoes the URL), a busy port says which
  * address is busy, an embedded database file that cannot be created names its path and the
- * operating system's reason (issue 20), and no credential of a database URL is ever printed. No
+ * operating system's reason, and no credential of a database URL is ever printed. No
  * stack trace. `HOSTNAME` (Docker sets it to the container id) is ignored:
  * the bind address is `BEACON_HOSTNAME`.
  */
@@ -116,6 +116,39 @@ const CASES: Case[] = [
     env: { BEACON_CHECKPOINT_INTERVAL: "5 minutes" },
     expect: /^Cannot start: BEACON_CHECKPOINT_INTERVAL must be "off" or a duration/,
   },
+  // Durations in lower case only: `5M` could mean minutes or months.
+  {
+    env: { BEACON_CHECKPOINT_INTERVAL: "5M" },
+    expect: /^Cannot start: BEACON_CHECKPOINT_INTERVAL must be .*\(units s, m, h, in lower case\)$/,
+  },
+  {
+    env: { BEACON_RATE_LIMIT: "10/1M" },
+    expect: /^Cannot start: BEACON_RATE_LIMIT must be .*\(units s, m, h, d, in lower case\)$/,
+  },
+  // A public URL whose query, fragment or credentials would be dropped without a word.
+  ...[
+    "https://beacon.example/?x=1",
+    "https://beacon.example/#top",
+    "https://user:pw@beacon.example/",
+    "https://beacon.example?",
+  ].map((url): Case => ({
+    env: { BEACON_PUBLIC_URL: url },
+    expect:
+      /^Cannot start: BEACON_PUBLIC_URL must be an origin with at most a path, like .*: no query, fragment, user name or password$/,
+    secret: "pw@",
+  })),
+  // A port fetch never connects to (the Fetch standard's bad ports): nothing could reach it.
+  ...["http://127.0.0.1:1", "libsql://127.0.0.1:6000", "https://127.0.0.1:22/db"].map(
+    (url): Case => ({
+      env: { BEACON_DATABASE_URL: url },
+      expect:
+        /^Cannot start: BEACON_DATABASE_URL names port \d+, which fetch never connects to \(a bad port of the Fetch standard, https:\/\/fetch.spec.whatwg.org\/#bad-port\)/,
+    }),
+  ),
+  {
+    env: { BEACON_DATABASE_URL: "file:" },
+    expect: /^Cannot start: BEACON_DATABASE_URL names no file: give a path after file:, like/,
+  },
   {
     env: { BEACON_BODY_TIMEOUT_MS: "10s" },
     expect: /^Cannot start: BEACON_BODY_TIMEOUT_MS must be milliseconds from 100 to 600000$/,
@@ -179,5 +212,44 @@ Deno.test("HOSTNAME is ignored: BEACON_HOSTNAME is the bind address", async () =
   } finally {
     await server.stop();
     await Deno.remove(directory, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("deno: a database file the permissions deny names the permission, not a special path", async () => {
+  const directory = await Deno.makeTempDir({ prefix: "beacon-startup-" });
+  try {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-read",
+        "--allow-env",
+        "--allow-net=127.0.0.1",
+        "--deny-write",
+        "--deny-ffi",
+        `${ROOT}/src/adapter/deno/server.ts`,
+      ],
+      cwd: ROOT,
+      clearEnv: true,
+      env: {
+        ...childEnvironment(),
+        PORT: "0",
+        BEACON_HOSTNAME: "127.0.0.1",
+        BEACON_DATABASE_URL: `file:${directory}/beacon.db`,
+      },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const lines = new TextDecoder().decode(output.stderr).split("\n").filter((line) => line !== "");
+    assertStrictEquals(output.code, 2, lines.join("\n"));
+    assertStrictEquals(lines.length, 1, lines.join("\n"));
+    assertStrictEquals(
+      lines[0],
+      `Cannot start: the database file "${directory}/beacon.db" (BEACON_DATABASE_URL) cannot be ` +
+        "opened or created: not permitted by the server's Deno permissions (write access is " +
+        "not granted: --allow-write)",
+    );
+  } finally {
+    await Deno.remove(directory, { recursive: true });
   }
 });

@@ -1,5 +1,5 @@
 /**
- * `mod.ts` as a library: this file imports nothing of the Beacon but `mod.ts` (issue 5, item 6)
+ * `mod.ts` as a library: this file imports nothing of the Beacon but `mod.ts`
  * and embeds it the way another Deno app would — its own `Deno.serve`, its own database
  * location, its own options, and a path prefix of its own routes.
  */
@@ -132,6 +132,7 @@ Deno.test("createBeacon() answers 503 while its database cannot be opened, then 
   try {
     const response = await beacon.fetch(
       new Request("http://127.0.0.1/.well-known/agent-card.json"),
+      { remoteAddress: null },
     );
     assertStrictEquals(response.status, 503);
     assertStrictEquals((await response.json()).error.code, "unavailable");
@@ -140,7 +141,9 @@ Deno.test("createBeacon() answers 503 while its database cannot be opened, then 
     await beacon.close();
     await Deno.remove(blocker);
   }
-  const closed = await beacon.fetch(new Request("http://127.0.0.1/.well-known/agent-card.json"));
+  const closed = await beacon.fetch(new Request("http://127.0.0.1/.well-known/agent-card.json"), {
+    remoteAddress: null,
+  });
   assertStrictEquals(closed.status, 503);
   await closed.body?.cancel();
 });

@@ -1,5 +1,5 @@
 /**
- * No request kills a server (issue 10, item 2): every method of the IANA HTTP Method Registry
+ * No request kills a server: every method of the IANA HTTP Method Registry
  * (RFC 9110 §16.1), lowercase and made-up ones, odd targets and odd headers, sent raw over TCP to
  * the server entry of every runtime (Deno, Bun, Node, workerd). None kills the server (it answers
  * after each one that got no answer, and at the end), none gets a server error from the Beacon.

@@ -1,5 +1,5 @@
 /**
- * The root `package.json` stays in step with `deno.json` (issue 12, item 1; as Hono checks its
+ * The root `package.json` stays in step with `deno.json` (as Hono checks its
  * `jsr.json` against `package.json`): the same name and version, and every npm package the
  * runtime code imports is a dependency at exactly the version `deno.json` pins, in the lock file
  * too. The Workers tool folder, whose bundle is built from the same sources, pins the same

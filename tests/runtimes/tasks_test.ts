@@ -84,7 +84,7 @@ Deno.test("deno task start:workers refuses an embedded database before starting"
 });
 
 /**
- * A PATH with only Node, npm and a shell: what a Node-only machine has (issue 20, item 5). No Deno
+ * A PATH with only Node, npm and a shell: what a Node-only machine has. No Deno
  * and no Bun can be found through it.
  */
 async function nodeOnlyPath(directory: string): Promise<string> {

@@ -1,5 +1,5 @@
 /**
- * Connections cannot exhaust a server (issue 10, item 3). Each server entry runs under a lowered
+ * Connections cannot exhaust a server. Each server entry runs under a lowered
  * file-descriptor limit (`prlimit --nofile`); the test opens more idle and slowloris connections
  * than the limit allows. The server must stay up (accept errors, `EMFILE`, are logged with
  * back-off where the runtime reports them to the entry, never fatal) and answer again once they

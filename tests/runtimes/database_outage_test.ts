@@ -1,11 +1,11 @@
 /**
  * A remote database that cannot be reached does not stop the start: the server listens, answers
- * `503 unavailable`, retries, and each `database` log line says why in words (issue 20, item 2):
+ * `503 unavailable`, retries, and each `database` log line says why in words:
  * connection refused, timeout, TLS failure, HTTP status. The faults are real: a port nothing
  * listens on, a listener that accepts and never answers, TLS spoken to a real sqld's plain HTTP
  * port, a real sqld that requires a JWT given a wrong one. Credentials in the URL's `authToken`
  * parameter and in `BEACON_DATABASE_AUTH_TOKEN` are never printed (a URL with userinfo is refused
- * at start: tests/runtime/startup_test.ts).
+ * at start: tests/runtimes/startup_test.ts).
  */
 import { assert, assertStrictEquals } from "../support/assert.ts";
 import { jwtAuth, startSqld } from "../support/sqld.ts";
@@ -91,37 +91,95 @@ for (const entry of ["deno task start", "node", "bun"] as const) {
   });
 }
 
-Deno.test("deno task start: https:// to a plain-HTTP sqld is logged as a TLS failure", async () => {
-  const sqld = await startSqld();
-  try {
-    const cause = await causeOfOutage("deno task start", {
-      BEACON_DATABASE_URL: sqld.url.replace(/^http:/, "https:"),
-    });
-    assertStrictEquals(
-      cause,
-      "TLS failure (the database did not complete a valid TLS handshake)",
-    );
-  } finally {
-    await sqld.close();
-  }
-});
-
-Deno.test("deno task start: a database that accepts and never answers is logged as a timeout", async () => {
-  // A black hole: connections are accepted and held, and no byte is ever sent back.
+/** Resolves `run` with a loopback listener that `hold`s each accepted connection. */
+async function withListener(
+  hold: (connection: Deno.Conn) => Promise<void>,
+  run: (port: number) => Promise<void>,
+): Promise<void> {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const held: Deno.Conn[] = [];
   const accepting = (async () => {
-    for await (const connection of listener) held.push(connection);
+    for await (const connection of listener) {
+      held.push(connection);
+      hold(connection).catch(() => {});
+    }
   })();
   try {
-    const cause = await causeOfOutage("deno task start", {
-      BEACON_DATABASE_URL: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
-      BEACON_DATABASE_TIMEOUT_MS: "500",
-    });
-    assertStrictEquals(cause, "timeout (the database did not answer within the deadline)");
+    await run((listener.addr as Deno.NetAddr).port);
   } finally {
     listener.close();
-    for (const connection of held) connection.close();
+    for (const connection of held) {
+      try {
+        connection.close();
+      } catch {
+        // already closed by `hold`
+      }
+    }
     await accepting.catch(() => {});
   }
-});
+}
+
+for (const entry of ["deno task start", "node", "bun"] as const) {
+  Deno.test(`${entry}: https:// to a plain-HTTP sqld is logged as a TLS failure`, async () => {
+    const sqld = await startSqld();
+    try {
+      const cause = await causeOfOutage(entry, {
+        BEACON_DATABASE_URL: sqld.url.replace(/^http:/, "https:"),
+      });
+      assertStrictEquals(
+        cause,
+        "TLS failure (the database did not complete a valid TLS handshake)",
+      );
+    } finally {
+      await sqld.close();
+    }
+  });
+
+  Deno.test(`${entry}: a database that accepts and never answers is logged as a timeout`, async () => {
+    // A black hole: connections are accepted and held, and no byte is ever sent back.
+    await withListener(() => new Promise(() => {}), async (port) => {
+      const cause = await causeOfOutage(entry, {
+        BEACON_DATABASE_URL: `http://127.0.0.1:${port}`,
+        BEACON_DATABASE_TIMEOUT_MS: "500",
+      });
+      assertStrictEquals(cause, "timeout (the database did not answer within the deadline)");
+    });
+  });
+
+  Deno.test(`${entry}: a database that resets the connection is logged as a reset`, async () => {
+    // Read one byte of the request and close with the rest unread: the kernel answers RST.
+    await withListener(async (connection) => {
+      await connection.read(new Uint8Array(1));
+      connection.close();
+    }, async (port) => {
+      const cause = await causeOfOutage(entry, { BEACON_DATABASE_URL: `http://127.0.0.1:${port}` });
+      assertStrictEquals(cause, "connection reset by the database");
+    });
+  });
+}
+
+/**
+ * A name under `.invalid` never resolves (RFC 6761 §6.4), but the resolvers here send the query
+ * to the configured name servers before saying so: unless every one is on loopback, that would be
+ * traffic off this machine, so the DNS case runs only where it cannot leave it.
+ */
+const nameServers = (await Deno.readTextFile("/etc/resolv.conf").catch(() => ""))
+  .split("\n").map((line) => /^\s*nameserver\s+(\S+)/.exec(line)?.[1]).filter((x) =>
+    x !== undefined
+  );
+const dnsStaysLocal = nameServers.length > 0 &&
+  nameServers.every((server) => /^(127\.|::1$)/.test(server));
+
+for (const entry of ["deno task start", "node", "bun"] as const) {
+  Deno.test({
+    name: `${entry}: a database host that does not resolve is logged as a DNS failure` +
+      (dnsStaysLocal ? "" : " (skipped: the name servers are not on loopback)"),
+    ignore: !dnsStaysLocal,
+    async fn() {
+      const cause = await causeOfOutage(entry, {
+        BEACON_DATABASE_URL: "http://beacon-database.invalid:8080",
+      });
+      assertStrictEquals(cause, "DNS failure (the database host name does not resolve)");
+    },
+  });
+}

@@ -1,5 +1,5 @@
 /**
- * The server and the review tool run with tools/serve/deno.json (issue 20, item 4), which names
+ * The server and the review tool run with tools/serve/deno.json, which names
  * only the npm packages they import, with its own lock file: their processes resolve and install
  * nothing of the development tools, and `deno task review` no longer fetches package metadata on
  * every call. It stays in step with the root deno.json: the same packages at the same versions,
@@ -41,7 +41,7 @@ Deno.test("deno task start and review run with tools/serve/deno.json", () => {
  * `deno task` installs every npm package the root configuration declares before it runs any
  * task (denoland/deno#28999): the root deno.json's imports, the root package.json's
  * dependencies and the packages of the root deno.lock. So those must be the serving packages
- * and nothing else (issue 20, item 6): the build tools live in tools/build/, the test-only
+ * and nothing else: the build tools live in tools/build/, the test-only
  * libraries in tools/test/deno.json.
  */
 const DEVELOPMENT_PACKAGES = [
@@ -113,7 +113,7 @@ Deno.test("tools/test/deno.json maps what the tests import, and the root's pins"
     assertStrictEquals(test.imports[name], target, `${name}: the same pin as the root`);
   }
   for (const name of await bareImports(["src", "review", "tests"], ["data"], ["mod.ts"])) {
-    // The package itself, as the consumer projects tests/runtime/pack_test.ts writes import it.
+    // The package itself, as the consumer projects tests/runtimes/pack_test.ts writes import it.
     if (name.startsWith("@beacon/beacon")) continue;
     assert(test.imports[name] !== undefined, `tools/test/deno.json maps ${name}`);
   }

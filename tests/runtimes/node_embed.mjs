@@ -1,6 +1,6 @@
 // An existing Node app that embeds the Beacon under /beacon with the node:http adapter, the way
 // docs/deploy.md shows it. Started by node_adapter_test.ts with Node itself (not Deno):
-//   node tests/runtime/node_embed.mjs <file URL of the built dist/ folder> <database folder>
+//   node tests/runtimes/node_embed.mjs <file URL of the built dist/ folder> <database folder>
 import { createServer } from "node:http";
 import process from "node:process";
 
