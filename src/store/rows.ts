@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { sha256 } from "../bytes.ts";
+import { sha256Hex } from "../bytes.ts";
 
 /** Which protocol a submission arrived through. */
 export type Surface = "native" | "a2a";
@@ -116,8 +116,6 @@ const PLACEHOLDERS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
 /** {@linkcode PLACEHOLDERS} numbered, for a statement that refers to the values again. */
 const NUMBERED_PLACEHOLDERS = Array.from({ length: 14 }, (_, i) => `?${i + 1}`).join(", ");
 
-const encoder = new TextEncoder();
-
 /**
  * The integer the idempotency index is keyed by (migration 8): the first 48 bits of the SHA-256
  * of the source hash (fixed length, so it cannot run into the key) and the key. An index entry is
@@ -126,10 +124,8 @@ const encoder = new TextEncoder();
  * themselves.
  */
 export function idempotencyHash(sourceHash: string, key: string): number {
-  const digest = sha256(encoder.encode(sourceHash + " " + key));
-  let value = 0;
-  for (let i = 0; i < 6; i++) value = value * 256 + digest[i];
-  return value;
+  // 12 hex digits are 48 bits: exact in a double (below 2^53).
+  return parseInt(sha256Hex(sourceHash + " " + key).slice(0, 12), 16);
 }
 
 /**
@@ -263,14 +259,63 @@ export function keyedInsertArgs(row: PendingRow): (string | number | null | Uint
 
 /**
  * The same inserts as one statement for a whole batch, for remote databases, where one round
- * trip per commit matters more than preparing once. `RETURNING` names the rows inserted.
+ * trip per commit matters more than preparing once. `RETURNING` names the rows inserted. Each
+ * row's parameters are numbered (`?NNN`, SQLite "Parameters"): its 14 values and, for a row with
+ * a key, the window start; the key check names the row's own hash, source hash and key again by
+ * number, so each value is sent and bound once.
  */
+export function insertBatch(
+  rows: readonly PendingRow[],
+): { sql: string; args: (string | number | null | Uint8Array)[] } {
+  const args: (string | number | null | Uint8Array)[] = [];
+  for (const row of rows) {
+    for (const value of row.values) args.push(value);
+    if (row.keySince !== undefined) args.push(row.keySince[3]);
+  }
+  return { sql: insertBatchSql(rows), args };
+}
+
+/** Statement texts by batch shape: a batch of one size and kind recurs under steady load. */
+const batchSqlCache = new Map<string, string>();
+/** Shapes kept (each text at most ~85 KB, for 256 keyed rows). */
+const BATCH_SQL_CACHE_SIZE = 32;
+
+/** The statement of {@linkcode insertBatch}, cached for batches whose rows are all alike. */
 export function insertBatchSql(rows: readonly PendingRow[]): string {
-  const selects = rows.map((row) =>
-    `SELECT ${PLACEHOLDERS}` +
-    (row.keySince === undefined ? "" : ` WHERE NOT EXISTS (${KEY_USED_SEQS})`)
-  );
-  return `INSERT INTO submissions (${INSERT_COLUMNS}) ${selects.join(" UNION ALL ")} RETURNING id`;
+  const keyed = rows.filter((row) => row.keySince !== undefined).length;
+  const uniform = keyed === 0 || keyed === rows.length;
+  const shape = `${keyed === 0 ? "u" : "k"}${rows.length}`;
+  if (uniform) {
+    const cached = batchSqlCache.get(shape);
+    if (cached !== undefined) return cached;
+  }
+  const selects: string[] = [];
+  let next = 1;
+  for (const row of rows) {
+    const at = (column: number) => `?${next + column}`;
+    let select = "SELECT " + Array.from({ length: 14 }, (_, i) => at(i)).join(", ");
+    if (row.keySince !== undefined) {
+      // KEY_USED_SEQS with the row's own parameters: hash (14), source hash (10), key (13),
+      // window start (15).
+      const probe = `AND source_hash = ${at(9)} AND idempotency_key = ${at(12)} ` +
+        `AND received_at >= ${at(14)}`;
+      select += ` WHERE NOT EXISTS (SELECT seq FROM submissions WHERE idempotency_hash = ${
+        at(13)
+      } ${probe} UNION ALL SELECT seq FROM submissions WHERE idempotency_hash IS NULL ${probe})`;
+    }
+    selects.push(select);
+    next += row.keySince === undefined ? 14 : 15;
+  }
+  const sql = `INSERT INTO submissions (${INSERT_COLUMNS}) ${
+    selects.join(" UNION ALL ")
+  } RETURNING id`;
+  if (uniform) {
+    if (batchSqlCache.size >= BATCH_SQL_CACHE_SIZE) {
+      batchSqlCache.delete(batchSqlCache.keys().next().value!);
+    }
+    batchSqlCache.set(shape, sql);
+  }
+  return sql;
 }
 
 /** The row to insert for `submission`; `keyWindowStart` turns on the idempotency check. */
