@@ -7,7 +7,10 @@
  * the echo, and per checkout the median over bursts of B's CPU per request over A's (adjacent in
  * time, so a neighbour's burst moves both).
  *
- * `deno run -A bench/ab.ts <checkout A> <checkout B> [bursts=12] [seconds=3]`
+ * `deno run -A bench/ab.ts <checkout A> <checkout B> [bursts=12] [seconds=3] [targets]`
+ *
+ * `targets` (comma-separated, default `send-message,native-submit`) may name `beacon-sqld`: each
+ * side then gets its own real sqld, whose CPU per request is printed beside.
  *
  * Only loopback targets, every burst bounded by its duration.
  *
@@ -17,9 +20,12 @@ import { ensureLoadGenerator, runLoad } from "./lib/load.ts";
 import { type RunningServer, startServer } from "./lib/process.ts";
 import { beaconNpmCache } from "./lib/servers.ts";
 import { startThreadWatch } from "./lib/threads.ts";
+import { type Sqld, startSqld } from "../tests/support/sqld.ts";
 import type { Target } from "./lib/targets.ts";
 
-const [a, b, burstsText = "12", secondsText = "3"] = Deno.args;
+const [a, b, burstsText = "12", secondsText = "3", targetsText = "send-message,native-submit"] =
+  Deno.args;
+const ids = targetsText.split(",").map((id) => id.trim()).filter((id) => id !== "");
 if (a === undefined || b === undefined) {
   console.error("usage: deno run -A bench/ab.ts <checkout A> <checkout B> [bursts] [seconds]");
   Deno.exit(2);
@@ -37,6 +43,8 @@ interface Entry {
   ticks: number;
   requests: number;
   perBurst: number[];
+  sqld?: Sqld;
+  sqldTicks: number;
 }
 const entries: Entry[] = [];
 for (const [label, root] of [["A", a], ["B", b]] as const) {
@@ -47,21 +55,29 @@ for (const [label, root] of [["A", a], ["B", b]] as const) {
     npmCache,
     entry: "src/adapter/deno/server.ts",
   });
-  for (
-    const id of label === "A" ? ["echo", "send-message", "native-submit"] : [
-      "send-message",
-      "native-submit",
-    ]
-  ) {
+  for (const id of label === "A" ? ["echo", ...ids] : ids) {
     const target = targets.find((t) => t.id === id)!;
-    const server = await startServer(target.spec(`${dir}/${label}`));
-    entries.push({ name: `${label} ${id}`, target, server, ticks: 0, requests: 0, perBurst: [] });
+    const sqld = target.companion === "sqld"
+      ? await startSqld({ directory: `${dir}/${label}/${id}-data` })
+      : undefined;
+    const server = await startServer(target.spec(`${dir}/${label}`, sqld?.url));
+    entries.push({
+      name: `${label} ${id}`,
+      target,
+      server,
+      ticks: 0,
+      requests: 0,
+      perBurst: [],
+      sqld,
+      sqldTicks: 0,
+    });
   }
 }
 for (let burst = 0; burst < bursts + 1; burst++) {
   const order = burst % 2 === 0 ? entries : [...entries].reverse();
   for (const entry of order) {
     const finish = startThreadWatch(entry.server.pid);
+    const finishSqld = entry.sqld ? startThreadWatch(entry.sqld.pid()) : undefined;
     const load = await runLoad(gen, {
       url: entry.server.origin + entry.target.path,
       headers: entry.target.headers,
@@ -74,14 +90,19 @@ for (let burst = 0; burst < bursts + 1; burst++) {
       timeoutS: 10,
     });
     const cpu = finish();
+    const sqldCpu = finishSqld?.();
     if (load.non2xx > 0) throw new Error(`${entry.name}: ${load.non2xx} answers >= 400`);
     if (burst === 0) continue; // warm-up
     entry.ticks += cpu.ticks;
+    entry.sqldTicks += sqldCpu?.ticks ?? 0;
     entry.requests += load.requests;
     entry.perBurst.push((cpu.ticks * 10_000) / load.requests);
   }
 }
-for (const entry of entries) await entry.server.stop();
+for (const entry of entries) {
+  await entry.server.stop();
+  await entry.sqld?.stop();
+}
 const echo = entries[0];
 const echoUs = (echo.ticks * 10_000) / echo.requests;
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[values.length >> 1];
@@ -91,10 +112,13 @@ for (const entry of entries) {
   console.log(
     `${entry.name.padEnd(16)} ${us.toFixed(1).padStart(7)} µs/req  ${
       (us / echoUs).toFixed(2)
-    }x echo  (${entry.requests} requests)`,
+    }x echo  (${entry.requests} requests)` +
+      (entry.sqld
+        ? `  sqld ${((entry.sqldTicks * 10_000) / entry.requests).toFixed(1)} µs/req`
+        : ""),
   );
 }
-for (const id of ["send-message", "native-submit"]) {
+for (const id of ids) {
   const ea = entries.find((e) => e.name === `A ${id}`)!;
   const eb = entries.find((e) => e.name === `B ${id}`)!;
   const ratios = ea.perBurst.map((value, i) => eb.perBurst[i] / value);

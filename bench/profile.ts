@@ -16,12 +16,16 @@
  *
  * Usage: `deno run -A bench/profile.ts [--duration=10] [--warmup=2] [--connections=50]
  *   [--threads=2] [--size=600] [--top=25] [--interval=1000] [--dir=<folder>]
- *   [--beacon=src/adapter/deno/server.ts]`
+ *   [--beacon=src/adapter/deno/server.ts] [--sqld]`
+ *
+ * `--sqld` profiles the remote path instead: the Beacon on a real sqld on loopback, started
+ * here, whose CPU per request is printed beside the Beacon's.
  *
  * @module
  */
 
 import { startCpuWatch } from "./lib/cpu.ts";
+import { startSqld } from "../tests/support/sqld.ts";
 import { type HotSpot, type ProfileSummary, readProfiles } from "./lib/cpuprofile.ts";
 import { ensureLoadGenerator, type LoadGenerator, type LoadResult, runLoad } from "./lib/load.ts";
 import { parseOptions, positive } from "./lib/options.ts";
@@ -60,6 +64,7 @@ function settingsFrom(args: readonly string[]) {
     interval: { type: "string" },
     dir: { type: "string" },
     beacon: { type: "string", default: BEACON_ENTRY },
+    sqld: { type: "boolean", default: false },
   });
   const s = {
     durationS: positive(o.duration, "duration", 10),
@@ -71,6 +76,8 @@ function settingsFrom(args: readonly string[]) {
     intervalUs: positive(o.interval, "interval", 1000),
     dir: o.dir,
     entry: o.beacon!,
+    /** Profile the remote path: the Beacon on a real sqld started here. */
+    sqld: o.sqld === true,
   };
   if (s.durationS > MAX_SECONDS || s.warmupS > MAX_SECONDS) {
     throw new Error(`Cannot profile for more than ${MAX_SECONDS}s per phase`);
@@ -227,9 +234,16 @@ type Settings = ReturnType<typeof settingsFrom>;
 const A2A_HEADERS = { "Content-Type": "application/json", "A2A-Version": "1.0" };
 
 /** A Beacon started as bench/run.ts starts it, plus the V8 profiler writing into `profileDir`. */
-function profiledSpec(s: Settings, dataDir: string, profileDir: string, npmCache: string) {
+function profiledSpec(
+  s: Settings,
+  dataDir: string,
+  profileDir: string,
+  npmCache: string,
+  databaseUrl?: string,
+) {
   return beaconSpec({
     databasePath: `${dataDir}/profile.db`,
+    databaseUrl,
     rateLimit: "off",
     name: "beacon (profiled)",
     entry: s.entry,
@@ -256,7 +270,12 @@ async function probe(server: RunningServer, size: number): Promise<void> {
 }
 
 /** Warm-up, then the measured round with the threads read around it, then the stop. */
-async function measure(server: RunningServer, s: Settings, gen: LoadGenerator) {
+async function measure(
+  server: RunningServer,
+  s: Settings,
+  gen: LoadGenerator,
+  companionPid?: number,
+) {
   const nonce = crypto.randomUUID().slice(0, 8);
   const load = (seconds: number, phase: string) =>
     runLoad(gen, {
@@ -273,10 +292,16 @@ async function measure(server: RunningServer, s: Settings, gen: LoadGenerator) {
   await load(s.warmupS, "warmup");
   const before = readThreads(server.pid);
   const process0 = processTicks(server.pid);
-  const finishCpu = startCpuWatch(server.pid);
+  const finishCpu = startCpuWatch(
+    companionPid === undefined ? [server.pid] : [server.pid, companionPid],
+  );
+  const companion0 = companionPid === undefined ? 0 : processTicks(companionPid);
   const t0 = performance.now();
   const result = await load(s.durationS, "round");
   const wallS = (performance.now() - t0) / 1000;
+  const companionTicks = companionPid === undefined
+    ? undefined
+    : processTicks(companionPid) - companion0;
   const after = readThreads(server.pid);
   const processTotal = processTicks(server.pid) - process0;
   const cpu = finishCpu();
@@ -288,6 +313,7 @@ async function measure(server: RunningServer, s: Settings, gen: LoadGenerator) {
     used: threadDeltas(before, after),
     processTotal,
     other: cpu.other,
+    companionTicks,
     shutdown: findEvent(stopped.stdout, "shutdown"),
     /** The profile's window: the round and the shutdown after it. */
     windowMs: wallS * 1000 + performance.now() - stopStarted,
@@ -308,6 +334,13 @@ function report(
     `${num(r.non2xx)} non-2xx; other processes ${m.other} cores.`,
     threadReport(pid, m.used, m.processTotal, m.wallS, r),
   ];
+  if (m.companionTicks !== undefined) {
+    parts.push(
+      `sqld beside it (every thread, /proc/<pid>/stat): ` +
+        `${num(m.companionTicks / TICKS_PER_SECOND / m.wallS, 2)} cores, ` +
+        `${num(microsPerRequest(m.companionTicks, r.requests), 1)} µs per request.`,
+    );
+  }
   const { commits, submissions } = m.shutdown ?? {};
   if (typeof commits === "number" && typeof submissions === "number") {
     parts.push(
@@ -331,14 +364,15 @@ async function main(): Promise<number> {
   const profileDir = s.dir ?? await Deno.makeTempDir({ prefix: "beacon-profile-" });
   await Deno.mkdir(profileDir, { recursive: true });
   const dataDir = await Deno.makeTempDir({ prefix: "beacon-profile-db-" });
-  const spec = profiledSpec(s, dataDir, profileDir, await beaconNpmCache());
+  const sqld = s.sqld ? await startSqld({ directory: `${dataDir}/sqld` }) : undefined;
+  const spec = profiledSpec(s, dataDir, profileDir, await beaconNpmCache(), sqld?.url);
   let server: RunningServer | undefined;
   try {
     server = await startServer(spec);
     await probe(server, s.size);
     log(`pid ${server.pid} on ${server.origin}; profiles into ${profileDir}`);
     const pid = server.pid;
-    const measured = await measure(server, s, gen);
+    const measured = await measure(server, s, gen, sqld?.pid());
     server = undefined;
     const profiles = await readProfiles(profileDir, ROOT, measured.windowMs);
     if (profiles.length === 0) throw new Error(`Cannot read a profile: none in ${profileDir}`);
@@ -349,6 +383,7 @@ async function main(): Promise<number> {
     return 0;
   } finally {
     if (server) await server.stop();
+    await sqld?.stop();
     await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   }
 }

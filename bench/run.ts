@@ -120,7 +120,11 @@ function reprint(file: string, targets: readonly Target[]): number {
 /** Picks the targets and readies what they need (the load generator, the SDK's packages). */
 async function prepare(s: Settings) {
   const npmCache = await beaconNpmCache();
-  const targets = selectTargets(makeTargets({ ...s, npmCache }), s.only, s.skip);
+  const chosen = selectTargets(makeTargets({ ...s, npmCache }), s.only, s.skip);
+  for (const t of chosen) {
+    if (t.unavailable !== undefined) log(`${t.id}: not measured: ${t.unavailable}`);
+  }
+  const targets = chosen.filter((t) => t.unavailable === undefined);
   if (targets.length === 0) throw new Error("Cannot run: no target selected");
   if (targets.some((t) => t.beacon)) assertBeaconExists(s.entry);
   const gen = await ensureLoadGenerator(s.loadgen, log);

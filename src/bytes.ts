@@ -20,9 +20,14 @@ import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
 
 /** The part of `node:crypto` used here. */
 interface NodeCrypto {
-  createHash(algorithm: "sha256"): {
-    update(data: Uint8Array): { digest(): Uint8Array };
-  };
+  createHash(algorithm: "sha256"): NodeHash;
+}
+
+/** A `node:crypto` `Hash`: `update` takes bytes, or a string it hashes as UTF-8. */
+interface NodeHash {
+  update(data: Uint8Array | string): NodeHash;
+  digest(): Uint8Array;
+  digest(encoding: "hex"): string;
 }
 
 /**
@@ -59,6 +64,19 @@ export function sha256(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
   // A copy: the result is a Buffer (another prototype, maybe a view of a shared pool), and callers
   // get a plain Uint8Array of exactly 32 bytes, as from the JavaScript hash.
   return new Uint8Array(nodeCrypto.createHash("sha256").update(bytes).digest());
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Lowercase hex SHA-256 of bytes, or of a string's UTF-8 encoding (WHATWG Encoding §4.2: an
+ * unpaired surrogate becomes U+FFFD, as `TextEncoder` writes it). Natively, whatever the length:
+ * a string needs no encoding step and the hex comes from the hash itself, so this is cheaper
+ * than `hex(sha256(encode(text)))` at every size the Beacon hashes (`bench/sha256_bench.ts`).
+ */
+export function sha256Hex(data: Uint8Array | string): string {
+  if (nodeCrypto !== undefined) return nodeCrypto.createHash("sha256").update(data).digest("hex");
+  return hex(nobleSha256(typeof data === "string" ? encoder.encode(data) : data));
 }
 
 const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -136,5 +154,5 @@ export function base64(bytes: Uint8Array): string {
 
 /** `sha256:<hex>` of the bytes: the digest format of receipts. */
 export function sha256Digest(bytes: Uint8Array): string {
-  return "sha256:" + hex(sha256(bytes));
+  return "sha256:" + sha256Hex(bytes);
 }

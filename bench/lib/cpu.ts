@@ -58,7 +58,8 @@ export interface CpuUse {
 }
 
 /**
- * Starts measuring; call the returned function after the run (once the load generator has
+ * Starts measuring the server (one process tree, or several: a server and the database server it
+ * uses); call the returned function after the run (once the load generator has
  * exited and been reaped, so its time is in the harness's children time).
  *
  * @example
@@ -68,14 +69,16 @@ export interface CpuUse {
  * const { server, other } = finish();
  * ```
  */
-export function startCpuWatch(serverPid: number): () => CpuUse {
+export function startCpuWatch(serverPid: number | readonly number[]): () => CpuUse {
+  const pids = typeof serverPid === "number" ? [serverPid] : serverPid;
+  const serverTicks = () => pids.reduce((sum, pid) => sum + treeTicks(pid), 0);
   const t0 = performance.now();
   const busy0 = machineBusy();
-  const server0 = treeTicks(serverPid);
+  const server0 = serverTicks();
   const self0 = processTicks("self", true);
   return () => {
     const seconds = (performance.now() - t0) / 1000;
-    const server = treeTicks(serverPid) - server0;
+    const server = serverTicks() - server0;
     const self = processTicks("self", true) - self0;
     const busy = machineBusy() - busy0;
     const cores = (ticks: number) => Math.round((ticks / TICKS / seconds) * 100) / 100;

@@ -24,6 +24,7 @@ import {
 import { num, rotate } from "./report.ts";
 import type { Target } from "./targets.ts";
 import { startThreadWatch } from "./threads.ts";
+import { type Sqld, startSqld } from "../../tests/support/sqld.ts";
 
 /** How a run loads its targets. */
 export interface HarnessSettings {
@@ -83,6 +84,8 @@ export async function runTargets(
 class Harness {
   readonly records = new Map<string, TargetRecord>();
   readonly #servers = new Map<string, RunningServer>();
+  /** Each target's companion process (a real sqld), kept across restarts of its server. */
+  readonly #companions = new Map<string, Sqld>();
   readonly #live: Target[] = [];
 
   constructor(
@@ -101,7 +104,12 @@ class Harness {
     for (const t of this.targets) {
       const record = this.records.get(t.id)!;
       try {
-        const server = await startServer(t.spec(this.settings.dir));
+        if (t.companion === "sqld") {
+          const sqld = await startSqld({ directory: `${this.settings.dir}/${t.id}-data` });
+          this.#companions.set(t.id, sqld);
+          this.log(`${t.id}: sqld pid ${sqld.pid()} on ${sqld.url}`);
+        }
+        const server = await startServer(this.#spec(t));
         this.#servers.set(t.id, server);
         record.probe = await t.probe(server.origin);
         record.accepted += t.twoXxStores ? record.probe.twoXx : 0;
@@ -130,7 +138,11 @@ class Harness {
   }
 
   #dbPath(t: Target): string {
-    return `${this.settings.dir}/${t.id}.db`;
+    return t.databaseFile?.(this.settings.dir) ?? `${this.settings.dir}/${t.id}.db`;
+  }
+
+  #spec(t: Target) {
+    return t.spec(this.settings.dir, this.#companions.get(t.id)?.url);
   }
 
   /** Warm-up in the first round's order, then the measured rounds; returns the orders. */
@@ -193,7 +205,11 @@ class Harness {
   ): Promise<RunRecord> {
     const s = this.settings;
     // On a shared machine, let someone else's burst (a test suite, a formatter) pass first.
-    const pids = [...this.#servers.values()].map((each) => each.pid);
+    const companion = this.#companions.get(t.id);
+    const pids = [
+      ...[...this.#servers.values()].map((each) => each.pid),
+      ...[...this.#companions.values()].map((each) => each.pid()),
+    ];
     const quiet = await waitForQuiet(pids, NOISE_CORES, s.settleS * 1000);
     if (quiet.waitedMs >= 1500) {
       this.log(
@@ -201,8 +217,9 @@ class Harness {
           `(other processes at ${quiet.otherCores} cores)`,
       );
     }
-    const finishCpu = startCpuWatch(server.pid);
+    const finishCpu = startCpuWatch(companion ? [server.pid, companion.pid()] : [server.pid]);
     const finishThreads = startThreadWatch(server.pid);
+    const finishCompanion = companion ? startThreadWatch(companion.pid()) : undefined;
     const loaded = await runLoad(s.gen, {
       url: server.origin + t.path,
       headers: t.headers,
@@ -215,7 +232,8 @@ class Harness {
       timeoutS: s.timeoutS,
     });
     const threads = finishThreads();
-    const result = runRecord(loaded, finishCpu(), threads);
+    const companionThreads = finishCompanion?.();
+    const result = runRecord(loaded, finishCpu(), threads, companionThreads);
     const record = this.records.get(t.id)!;
     record.accepted += t.twoXxStores ? result.requests - result.non2xx : 0;
     record.loadRuns++;
@@ -250,12 +268,13 @@ class Harness {
       throw new Error(`Cannot load ${t.id}: ${why}`);
     }
     this.log(`${t.id}: ${why}; restarting it${t.beacon ? " on the same database" : ""}`);
-    const server = await startServer(t.spec(this.settings.dir));
+    const server = await startServer(this.#spec(t));
     this.#servers.set(t.id, server);
     return server;
   }
 
   killAll(): void {
+    for (const sqld of this.#companions.values()) sqld.stop().catch(() => {});
     for (const server of this.#servers.values()) {
       try {
         Deno.kill(server.pid, "SIGTERM");
@@ -279,6 +298,7 @@ class Harness {
       };
       if (t.beacon) await this.#account(t, record);
     }
+    for (const sqld of this.#companions.values()) await sqld.stop().catch(() => {});
   }
 
   async #account(t: Target, record: TargetRecord): Promise<void> {
@@ -321,6 +341,11 @@ async function retire(
     peakMiB: rss.peakMiB,
     sampledPeakMiB: rss.sampledPeakMiB,
     commits: typeof event?.commits === "number" ? event.commits : null,
-    submissions: typeof event?.submissions === "number" ? event.submissions : null,
+    // The reference floor names its stored rows `writes`.
+    submissions: typeof event?.submissions === "number"
+      ? event.submissions
+      : typeof event?.writes === "number"
+      ? event.writes
+      : null,
   };
 }

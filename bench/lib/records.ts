@@ -18,16 +18,30 @@ export type RunRecord = LoadResult & {
   threads: ThreadCpu;
   /** Server CPU (every thread) per response, in microseconds. */
   cpuUsPerRequest: number | null;
+  /** The companion process's threads (a real sqld) over the same window, when there is one. */
+  companion?: ThreadCpu;
+  /** The companion's CPU per response of the server, in microseconds. */
+  companionUsPerRequest?: number | null;
 };
 
 /** Builds a run record from a load result and the CPU measured around it. */
-export function runRecord(loaded: LoadResult, cpu: CpuUse, threads: ThreadCpu): RunRecord {
-  return {
+export function runRecord(
+  loaded: LoadResult,
+  cpu: CpuUse,
+  threads: ThreadCpu,
+  companion?: ThreadCpu,
+): RunRecord {
+  const record: RunRecord = {
     ...loaded,
     cpu,
     threads,
     cpuUsPerRequest: microsPerRequest(threads.ticks, loaded.requests),
   };
+  if (companion !== undefined) {
+    record.companion = companion;
+    record.companionUsPerRequest = microsPerRequest(companion.ticks, loaded.requests);
+  }
+  return record;
 }
 
 /** What a Beacon stored, from its database file and its shutdown line. */
@@ -63,6 +77,8 @@ export interface Medians {
   p50Ms: number;
   p99Ms: number;
   cpuUsPerRequest: number | null;
+  /** The companion's (sqld's) CPU per response, when the target has one. */
+  companionUsPerRequest?: number | null;
   mainUtilisation: number;
   /** Cores the whole server process used while loaded. */
   serverCores: number;
@@ -140,7 +156,11 @@ export function summarise(records: Iterable<TargetRecord>): void {
     const quiet = record.rounds.filter((r) => r.cpu.other < NOISE_CORES);
     const rounds = quiet.length > 0 ? quiet : record.rounds;
     const perRequest = rounds.map((r) => r.cpuUsPerRequest).filter((v): v is number => v !== null);
+    const companion = rounds.map((r) => r.companionUsPerRequest).filter((v): v is number =>
+      typeof v === "number"
+    );
     record.median = {
+      ...(companion.length > 0 ? { companionUsPerRequest: median(companion) } : {}),
       rps: median(rounds.map((r) => r.rps)),
       p50Ms: median(rounds.map((r) => r.p50Ms)),
       p99Ms: median(rounds.map((r) => r.p99Ms)),

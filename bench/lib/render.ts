@@ -157,10 +157,59 @@ function storage(all: TargetRecord[]): string | null {
   );
 }
 
+/**
+ * The remote path beside the embedded one: the Beacon's own CPU per request, sqld's, and their
+ * sum, against the embedded path's (which includes its SQLite work), and the share of the req/s
+ * gap that sqld's CPU on the same cores accounts for (if the two cores are the bottleneck, the
+ * sum of CPU per request sets the throughput: rps ≈ cores / CPU per request).
+ */
+function remotePath(records: Map<string, TargetRecord>): string | null {
+  const remote = records.get("beacon-sqld")?.median;
+  const embedded = records.get("send-message")?.median;
+  if (!remote || !embedded) return null;
+  const own = remote.cpuUsPerRequest;
+  const sqld = remote.companionUsPerRequest ?? null;
+  const both = own !== null && sqld !== null ? own + sqld : null;
+  const rpsRatio = remote.rps / embedded.rps;
+  // The req/s the remote path would reach if only the Beacon's own CPU counted, at the cores
+  // the pair actually used: how much of the gap sqld's share explains.
+  // With the cores the bottleneck, req/s scales as 1 / CPU per request: without sqld's share,
+  // the remote path would reach rps × both / own; the part of the gap that closes is sqld's.
+  const withoutSqld = both !== null && own !== null && own > 0 ? remote.rps * both / own : null;
+  const explained = withoutSqld !== null && embedded.rps > remote.rps
+    ? Math.min(1, (withoutSqld - remote.rps) / (embedded.rps - remote.rps))
+    : null;
+  return [
+    "Remote path (a real sqld on the same two cores) beside the embedded path, same run:",
+    table(
+      ["path", "req/s", "Beacon CPU µs/req", "sqld CPU µs/req", "both", "req/s vs embedded"],
+      [
+        [
+          "send-message (embedded)",
+          num(embedded.rps),
+          num(embedded.cpuUsPerRequest, 1),
+          "-",
+          num(
+            embedded.cpuUsPerRequest,
+            1,
+          ),
+          "1.00x",
+        ],
+        ["beacon-sqld", num(remote.rps), num(own, 1), num(sqld, 1), num(both, 1), times(rpsRatio)],
+      ],
+    ),
+    explained === null
+      ? "sqld's share of the gap: n/a"
+      : `sqld's CPU is ${num(sqld! / both! * 100)} % of the pair's CPU per request; on the ` +
+        `shared cores it accounts for ${num(explained * 100)} % of the req/s gap to the ` +
+        "embedded path.",
+  ].join("\n");
+}
+
 function goalTable(goals: Goal[], uploads: UploadsSummary | null): string {
   const verdict = (g: Goal) => (g.pass === null ? "n/a" : g.pass ? "PASS" : "MISS");
   const lines = [
-    "Targets (issue 22 for the durable paths, issue 13 for the rest), each a ratio within this run:",
+    "Targets, each a ratio within this run:",
     table(
       ["target", "measured", "bound", "result"],
       goals.map((g) => [g.name, g.measured, g.bound, verdict(g)]),
@@ -193,7 +242,9 @@ export function render(
       "req/s vs echo",
       "req/s vs SDK",
       "CPU/req vs echo",
-      "CPU/req vs floor",
+      "CPU/req vs floor-ref",
+      "req/s vs floor-ref",
+      "CPU/req vs floor.ts",
       "p99 vs echo",
       "RSS vs echo",
     ],
@@ -202,11 +253,15 @@ export function render(
       times(rt[r.id].rpsVsEcho),
       times(rt[r.id].rpsVsSdk),
       times(rt[r.id].cpuVsEcho),
+      times(rt[r.id].cpuVsReference ?? null),
+      times(rt[r.id].rpsVsReference ?? null),
       times(rt[r.id].cpuVsFloor ?? null),
       times(rt[r.id].p99VsEcho),
       times(rt[r.id].rssVsEcho),
     ]),
   ));
+  const remote = remotePath(records);
+  if (remote) parts.push(remote);
   const stored = storage(all);
   if (stored) parts.push(stored);
   if (checks.length > 0) {

@@ -89,10 +89,56 @@ export function floorSpec(databasePath: string, stage = "full", name = "floor"):
   };
 }
 
+/**
+ * The reference floor: `server.ts` of the shared floor folder (`../shared/floor` beside the
+ * checkout, or `BENCH_REFERENCE_FLOOR`), a minimal server that does the whole durable
+ * `SendMessage` job and nothing else, started with the knobs its README names for the full job.
+ * It is an instrument kept outside the project; the bench only runs it.
+ */
+export const REFERENCE_FLOOR_DIR = Deno.env.get("BENCH_REFERENCE_FLOOR") ??
+  decodeURIComponent(new URL("../../../shared/floor", import.meta.url).pathname);
+
+/** The knobs of the reference floor's full job (its README, "Run it"). */
+export const REFERENCE_FLOOR_KNOBS: Readonly<Record<string, string>> = {
+  STAGE: "e",
+  HASH: "node",
+  DB: "libsql-json",
+  SIGN: "webcrypto",
+  HEADERS: "7",
+  IDX: "int",
+  CKPT: "20000",
+  STORE_SIG: "batch",
+};
+
+/** Why the reference floor cannot run here, or undefined when its `server.ts` is there. */
+export function referenceFloorMissing(): string | undefined {
+  return exists(`${REFERENCE_FLOOR_DIR}/server.ts`)
+    ? undefined
+    : `${REFERENCE_FLOOR_DIR}/server.ts is missing`;
+}
+
+/**
+ * The reference floor's process: `deno run` in its own folder (its own `deno.json`), without a
+ * lock file or a `node_modules` folder of its own, so the run writes nothing there.
+ */
+export function referenceFloorSpec(databasePath: string): ServerSpec {
+  return {
+    name: "floor-ref",
+    command: Deno.execPath(),
+    args: ["run", "-A", "--no-lock", "--node-modules-dir=none", "server.ts"],
+    cwd: REFERENCE_FLOOR_DIR,
+    env: { DENO_NO_UPDATE_CHECK: "1", ...REFERENCE_FLOOR_KNOBS, DBPATH: databasePath },
+    readyPath: "/",
+    readyTimeoutMs: 120_000,
+  };
+}
+
 /** Options for one Beacon process. */
 export interface BeaconOptions {
   /** Absolute path of the database file; the server creates it and applies migrations. */
   databasePath: string;
+  /** A remote database's URL (a real sqld's), used instead of the file. */
+  databaseUrl?: string;
   /** `off`, or a limit such as `1/1h`. */
   rateLimit: string;
   /** Deno's npm cache folder (`beaconNpmCache()`), which the narrow permissions must read. */
@@ -117,7 +163,7 @@ export function beaconNpmCache(): Promise<string> {
  * pid the harness watches is the process that serves (the launcher would be its parent).
  */
 export function beaconSpec(options: BeaconOptions): ServerSpec {
-  const databaseUrl = `file:${options.databasePath}`;
+  const databaseUrl = options.databaseUrl ?? `file:${options.databasePath}`;
   return {
     name: options.name ?? "beacon",
     command: Deno.execPath(),

@@ -9,7 +9,14 @@
 import type { BodyKind } from "./load.ts";
 import { fixedBody, sendMessageBody, textBody } from "./payload.ts";
 import type { ServerSpec } from "./process.ts";
-import { beaconSpec, echoSpec, floorSpec, sdkSpec } from "./servers.ts";
+import {
+  beaconSpec,
+  echoSpec,
+  floorSpec,
+  referenceFloorMissing,
+  referenceFloorSpec,
+  sdkSpec,
+} from "./servers.ts";
 
 /** What a target's answers mean for the checks. */
 /**
@@ -40,7 +47,17 @@ export interface Target {
   twoXxStores: boolean;
   /** Runs only when named in --only (an extra reference, not one of the issue's targets). */
   optional?: boolean;
-  spec(dir: string): ServerSpec;
+  /** Why this target cannot run on this machine (it is then left out, and the run says so). */
+  unavailable?: string;
+  /**
+   * A process the server needs beside it, started first by the harness (`sqld`: a real libSQL
+   * server on loopback). Its CPU is measured around each round and reported beside the server's.
+   */
+  companion?: "sqld";
+  /** The database file whose rows are counted (default `<dir>/<id>.db`). */
+  databaseFile?(dir: string): string;
+  /** `companionUrl`: where the companion listens. */
+  spec(dir: string, companionUrl?: string): ServerSpec;
   probe(origin: string): Promise<Probe>;
 }
 
@@ -170,24 +187,38 @@ export function makeTargets(settings: TargetSettings): Target[] {
     },
     {
       ...common,
-      id: "floor",
-      label: "floor: SendMessage's own work, no Beacon structure (bench/floor.ts)",
+      id: "floor-ref",
+      label: "reference floor: the durable SendMessage job alone (../shared/floor/server.ts)",
       role: "floor",
       path: "/a2a/v1",
       headers: A2A_HEADERS,
       twoXxStores: true,
+      unavailable: referenceFloorMissing(),
+      spec: (dir) => referenceFloorSpec(`${dir}/floor-ref.db`),
+      probe: sendMessageProbe("floor-ref"),
+    },
+    {
+      ...common,
+      id: "floor",
+      label: "floor stage instrument: SendMessage from the Beacon's modules (bench/floor.ts)",
+      role: "floor",
+      path: "/a2a/v1",
+      headers: A2A_HEADERS,
+      twoXxStores: true,
+      optional: true,
       spec: (dir) => floorSpec(`${dir}/floor.db`),
       probe: sendMessageProbe("floor"),
     },
     {
       ...common,
       id: "floor-native",
-      label: "floor: native submit's own work (bench/floor.ts)",
+      label: "floor stage instrument: native submit from the Beacon's modules (bench/floor.ts)",
       role: "floor",
       path: SUBMIT_PATH,
       kind: "text",
       headers: TEXT_HEADERS,
       twoXxStores: true,
+      optional: true,
       spec: (dir) => floorSpec(`${dir}/floor-native.db`, "full", "floor-native"),
       probe: nativeProbe("floor-native"),
     },
@@ -226,6 +257,28 @@ export function makeTargets(settings: TargetSettings): Target[] {
       optional: true,
       spec: beacon("send-message-writer", "off", { BEACON_WRITER_THREAD: "on" }),
       probe: sendMessageProbe("send-message-writer"),
+    },
+    {
+      ...common,
+      id: "beacon-sqld",
+      label: "Beacon A2A SendMessage (durable) on a real sqld on loopback",
+      role: "accept",
+      path: "/a2a/v1",
+      headers: A2A_HEADERS,
+      twoXxStores: true,
+      companion: "sqld",
+      // sqld keeps its default namespace's SQLite file here (its data folder, `-d`).
+      databaseFile: (dir) => `${dir}/beacon-sqld-data/dbs/default/data`,
+      spec: (dir, url) =>
+        beaconSpec({
+          databasePath: `${dir}/beacon-sqld.db`,
+          databaseUrl: url,
+          rateLimit: "off",
+          name: "beacon-sqld",
+          entry: settings.entry,
+          npmCache: settings.npmCache,
+        }),
+      probe: sendMessageProbe("beacon-sqld"),
     },
     {
       ...common,
@@ -333,8 +386,8 @@ export function makeTargets(settings: TargetSettings): Target[] {
 
 /** Names that stand for several targets in `--only` and `--skip`. */
 const ALIASES: Record<string, string[]> = {
-  reference: ["echo", "sdk", "floor", "floor-native"],
-  floor: ["floor", "floor-native"],
+  reference: ["echo", "sdk", "floor-ref"],
+  floor: ["floor-ref", "floor", "floor-native"],
   "floor-stages": [
     "floor-parse",
     "floor-hash",
@@ -343,8 +396,16 @@ const ALIASES: Record<string, string[]> = {
     "floor",
     "floor-native",
   ],
-  beacon: ["send-message", "native-submit", "refuse-429", "refuse-32009", "refuse-404"],
-  durable: ["send-message", "native-submit"],
+  beacon: [
+    "send-message",
+    "native-submit",
+    "beacon-sqld",
+    "refuse-429",
+    "refuse-32009",
+    "refuse-404",
+  ],
+  durable: ["send-message", "native-submit", "beacon-sqld"],
+  remote: ["send-message", "beacon-sqld"],
   refusals: ["refuse-429", "refuse-32009", "refuse-404"],
   a2a: ["send-message"],
   native: ["native-submit"],

@@ -33,7 +33,7 @@
  */
 import type { IdentityCheck, Intake, Receipt } from "../intake/accept.ts";
 import type { JsonValue } from "../json/value.ts";
-import { hex, sha256 } from "../bytes.ts";
+import { sha256Hex } from "../bytes.ts";
 import { canonicalJson } from "../message/canonical.ts";
 import { checkIdentity } from "../message/identity.ts";
 import { type BeaconMessage, checkMessage } from "../message/schema.ts";
@@ -399,7 +399,9 @@ export async function refuseContinuation(
  * ```
  */
 export function idempotencyKeyOf(message: JsonObject): string {
-  return `${hex(sha256(encoder.encode(canonicalJson(message))))} ${String(message.messageId)}`;
+  // canonicalJson refuses an unpaired surrogate (RFC 8785 §3.2.2.2), so the UTF-8 hashed here
+  // is the canonical form's own.
+  return `${sha256Hex(canonicalJson(message))} ${String(message.messageId)}`;
 }
 
 /**

@@ -28,7 +28,7 @@ import { GroupCommitter } from "./group_commit.ts";
 import { migrateSchema, MIGRATIONS } from "./migrations.ts";
 import {
   FIND_BY_IDEMPOTENCY_KEY,
-  insertBatchSql,
+  insertBatch,
   insertSignaturesSql,
   keyCheckArgs,
   type NewSubmission,
@@ -82,8 +82,7 @@ function isRowFault(error: unknown): boolean {
  * its row now exists (a Hrana batch, sent as one pipeline request: both or neither commit).
  */
 async function commitStatements(client: Client, rows: readonly PendingRow[]): Promise<boolean[]> {
-  const args = rows.flatMap((row) => [...row.values, ...(row.keySince ?? [])]);
-  const insert = { sql: insertBatchSql(rows), args };
+  const insert = insertBatch(rows);
   const signed = rows.filter((row) => row.signature !== undefined);
   const result = signed.length === 0 ? await client.execute(insert) : (await client.batch([insert, {
     sql: insertSignaturesSql(signed.length),
