@@ -16,7 +16,7 @@
  * submissions it happened to share a commit with. A failure of the database itself (busy,
  * stalled, broken) fails the whole batch at once: retrying row by row would only multiply it.
  *
- * Deadlines (issue 18). Every write has one (`timeoutMs` from its arrival), checked by the shared
+ * Deadlines. Every write has one (`timeoutMs` from its arrival), checked by the shared
  * coarse timer of faults.ts, and its answer says what is known at that moment:
  *
  * - still queued: it is taken out of the queue and will never be sent ({@linkcode DeadlineError});
@@ -27,6 +27,15 @@
  * batch). Past it, the leader gives up on the call, `onAbandon` drops the call's connection, and
  * the lead passes on: the next batch goes out on a fresh connection at once, so one stuck socket
  * holds at most one batch for at most one deadline.
+ *
+ * Dropping a connection cannot recall bytes already sent: a proxy or a congested network may
+ * still deliver the call after its deadline, when its writes were answered `outcome_unknown`
+ * long ago. So `commit` is given the call's deadline (epoch milliseconds, by this process's
+ * clock) and must store nothing when it reaches the database after it: remote commits carry it
+ * into the transaction, where the database's own clock checks it at execution time
+ * (`BEFORE_DEADLINE`, src/store/rows.ts; docs/protocol-0.1.md §9.1). Every write of a call was
+ * answered no earlier than the call was sent, and the call's deadline is at most one deadline
+ * after any of those answers: a row not stored two deadlines after its answer never will be.
  *
  * @module
  */
@@ -94,7 +103,7 @@ export interface GroupCommitOptions {
  * answers one result per item, in order.
  */
 export class GroupCommitter<T, R = void> {
-  readonly #commit: (items: readonly T[]) => Promise<readonly R[]>;
+  readonly #commit: (items: readonly T[], deadline: number) => Promise<readonly R[]>;
   readonly #maxBatch: number;
   readonly #retryAlone: (error: unknown) => boolean;
   readonly #timeoutMs: number;
@@ -107,9 +116,13 @@ export class GroupCommitter<T, R = void> {
   /** Commit counters since start. */
   readonly counters: CommitCounters = { commits: 0, writes: 0 };
 
-  /** `commit` writes all items in one transaction; see {@linkcode GroupCommitOptions}. */
+  /**
+   * `commit` writes all items in one transaction, and nothing if it reaches the database at or
+   * after `deadline` (`Date.now()` time; `Infinity` without a timeout); see
+   * {@linkcode GroupCommitOptions}.
+   */
   constructor(
-    commit: (items: readonly T[]) => Promise<readonly R[]>,
+    commit: (items: readonly T[], deadline: number) => Promise<readonly R[]>,
     options: GroupCommitOptions = {},
   ) {
     this.#commit = commit;
@@ -220,7 +233,10 @@ export class GroupCommitter<T, R = void> {
   /** Runs the commit call of `run` and answers each write it carries that is still waiting. */
   async #execute(run: Run<T, R>): Promise<void> {
     try {
-      const results = await this.#commit(run.items.map((pending) => pending.item));
+      const results = await this.#commit(
+        run.items.map((pending) => pending.item),
+        run.leader.expiresAt,
+      );
       this.counters.commits++;
       this.counters.writes += run.items.length;
       run.items.forEach((pending, index) => this.#settle(pending, undefined, results[index]));
@@ -238,7 +254,7 @@ export class GroupCommitter<T, R = void> {
           continue;
         }
         try {
-          const [result] = await this.#commit([pending.item]);
+          const [result] = await this.#commit([pending.item], run.leader.expiresAt);
           this.counters.commits++;
           this.counters.writes++;
           this.#settle(pending, undefined, result);

@@ -1,7 +1,7 @@
 /**
  * A connection to a remote database (sqld or Turso, Hrana over HTTP through
  * `@libsql/client/web`) that can be dropped: a call past its deadline is abandoned together with
- * everything it was sent on, and the next call goes out on a fresh client (issue 18).
+ * everything it was sent on, and the next call goes out on a fresh client.
  *
  * Why a fresh client and not just a deadline: a TCP connection can go dark without closing (a NAT
  * timeout, a failed load-balancer node, a half-open connection). A request on it never answers,

@@ -306,6 +306,18 @@ export function insertBatchSql(rows: readonly PendingRow[]): string {
   return sql;
 }
 
+/**
+ * The last statement of a remote batch's transaction ({@linkcode insertBatchSql}): it fails, and
+ * so rolls back the rows and their signatures, unless the database's own clock is still before
+ * the parameter, the batch's deadline in epoch milliseconds (docs/protocol-0.1.md §9.1). A
+ * network may deliver a statement long after the Beacon gave up on it and answered
+ * `outcome_unknown`; the database then stores nothing, so a status that is still `404` after two
+ * deadlines stays `404`. SQLite has no `RAISE` outside triggers: the failure is `abs()` of the
+ * smallest integer, an "integer overflow" error (sqlite.org/lang_corefunc.html#abs).
+ */
+export const BEFORE_DEADLINE = "SELECT abs(CASE WHEN unixepoch('subsec') * 1000 < ? " +
+  "THEN 0 ELSE -9223372036854775807 - 1 END) AS before_deadline";
+
 /** The row to insert for `submission`; `keyWindowStart` turns on the idempotency check. */
 export function pendingRow(submission: NewSubmission, keyWindowStart?: string): PendingRow {
   const key = submission.idempotencyKey;

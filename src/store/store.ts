@@ -27,6 +27,7 @@ import {
 import { GroupCommitter } from "./group_commit.ts";
 import { migrateSchema, MIGRATIONS } from "./migrations.ts";
 import {
+  BEFORE_DEADLINE,
   FIND_BY_IDEMPOTENCY_KEY,
   insertBatch,
   insertSignaturesSql,
@@ -77,17 +78,27 @@ function isRowFault(error: unknown): boolean {
 
 /**
  * One batch as SQL statements on a `@libsql/client` client (remote and in-memory databases):
- * the rows in one multi-row `INSERT … RETURNING` (`RETURNING` names the rows inserted), and
- * their receipt signatures in a second statement of the same write transaction, each only where
- * its row now exists (a Hrana batch, sent as one pipeline request: both or neither commit).
+ * the rows in one multi-row `INSERT … RETURNING` (`RETURNING` names the rows inserted), their
+ * receipt signatures in a second statement of the same write transaction, each only where its
+ * row now exists, and last the deadline guard ({@linkcode BEFORE_DEADLINE}): a Hrana batch, sent
+ * as one pipeline request, that commits all of it before `deadline` by the database's clock or
+ * nothing at all.
  */
-async function commitStatements(client: Client, rows: readonly PendingRow[]): Promise<boolean[]> {
-  const insert = insertBatch(rows);
+async function commitStatements(
+  client: Client,
+  rows: readonly PendingRow[],
+  deadline: number,
+): Promise<boolean[]> {
+  const statements = [insertBatch(rows)];
   const signed = rows.filter((row) => row.signature !== undefined);
-  const result = signed.length === 0 ? await client.execute(insert) : (await client.batch([insert, {
-    sql: insertSignaturesSql(signed.length),
-    args: signed.flatMap((row) => [...row.signature!, row.id]),
-  }], "write"))[0];
+  if (signed.length > 0) {
+    statements.push({
+      sql: insertSignaturesSql(signed.length),
+      args: signed.flatMap((row) => [...row.signature!, row.id]),
+    });
+  }
+  if (Number.isFinite(deadline)) statements.push({ sql: BEFORE_DEADLINE, args: [deadline] });
+  const [result] = await client.batch(statements, "write");
   const inserted = new Set(result.rows.map((row) => String(row[0])));
   return rows.map((row) => inserted.has(row.id));
 }
@@ -102,10 +113,11 @@ async function commitStatements(client: Client, rows: readonly PendingRow[]): Pr
 async function commitRemote(
   connection: RemoteConnection,
   rows: readonly PendingRow[],
+  deadline: number,
 ): Promise<boolean[]> {
   const before = connection.lastSend;
   try {
-    return await commitStatements(connection.client, rows);
+    return await commitStatements(connection.client, rows, deadline);
   } catch (error) {
     const sent = connection.lastSend;
     const nothingApplied = sent === before || sent.connectFailed ||
@@ -132,7 +144,7 @@ type Read = (
   sql: string,
   args: (string | number)[] | Readonly<Record<string, string | number>>,
 ) => Promise<Record<string, unknown>[]>;
-type Commit = (rows: readonly PendingRow[]) => Promise<readonly boolean[]>;
+type Commit = (rows: readonly PendingRow[], deadline: number) => Promise<readonly boolean[]>;
 
 /** The store used by the handler. */
 export class SubmissionStore {
@@ -190,7 +202,7 @@ export class SubmissionStore {
     this.#abandonRead = parts.abandonRead;
     this.#embeddedPath = parts.embeddedPath;
     this.#commit = parts.commit;
-    this.#writer = new GroupCommitter((rows) => this.#signAndCommit(rows), {
+    this.#writer = new GroupCommitter((rows, deadline) => this.#signAndCommit(rows, deadline), {
       retryAlone: isRowFault,
       timeoutMs: parts.timeoutMs,
       onAbandon: parts.abandonCommit,
@@ -223,7 +235,7 @@ export class SubmissionStore {
               string,
               unknown
             >[],
-          commit: (rows) => commitRemote(writer, rows),
+          commit: (rows, deadline) => commitRemote(writer, rows, deadline),
           abandonRead: () => reader.drop(),
           abandonCommit: () => writer.drop(),
           release: () => {
@@ -243,7 +255,7 @@ export class SubmissionStore {
           timeoutMs,
           read: async (sql, args) =>
             (await client.execute({ sql, args })).rows as unknown as Record<string, unknown>[],
-          commit: (rows) => commitStatements(client, rows),
+          commit: (rows, deadline) => commitStatements(client, rows, deadline),
           release: () => Promise.resolve(client.close()),
         });
       }
@@ -294,9 +306,13 @@ export class SubmissionStore {
    * One commit of the group committer: the batch's receipts are signed first (one signature for
    * the batch, or the single form for a batch of one), then every row goes into one transaction
    * with its signature. A signature made for a row that is then not stored (the key check skipped
-   * it, or the commit failed) is never stored nor sent: it dies with the call.
+   * it, or the commit failed) is never stored nor sent: it dies with the call. `deadline` is the
+   * call's (src/store/group_commit.ts).
    */
-  async #signAndCommit(rows: readonly PendingRow[]): Promise<(Appended | undefined)[]> {
+  async #signAndCommit(
+    rows: readonly PendingRow[],
+    deadline: number,
+  ): Promise<(Appended | undefined)[]> {
     const sign = this.#signReceipts;
     let signatures: readonly StoredSignature[] | undefined;
     try {
@@ -309,7 +325,7 @@ export class SubmissionStore {
     if (signatures !== undefined) {
       for (let i = 0; i < rows.length; i++) rows[i].signature = signatureValues(signatures[i]);
     }
-    const inserted = await this.#commit(rows);
+    const inserted = await this.#commit(rows, deadline);
     return inserted.map((stored, i) =>
       !stored ? undefined : signatures === undefined ? {} : { signature: signatures[i] }
     );

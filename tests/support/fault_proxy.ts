@@ -14,6 +14,8 @@
  * proxy.setDelay(300); // every chunk waits 300 ms, both ways
  * proxy.stall();       // nothing moves until resume()
  * proxy.cut();         // every open connection is closed at once
+ * proxy.hold();        // bytes towards the server are held, even after the client gives up …
+ * await proxy.deliver(); // … and delivered late; resolves once the server answered them
  * await proxy.close();
  * ```
  *
@@ -32,6 +34,18 @@ export interface FaultProxy {
   stall(): void;
   /** Ends a {@linkcode stall}. */
   resume(): void;
+  /**
+   * Holds every chunk on its way to the server until {@linkcode deliver}. Unlike a stall, a
+   * connection that held a chunk keeps its server side open when the client closes its own: the
+   * held bytes still reach the server, as from a middlebox that buffered a request its sender
+   * already gave up on.
+   */
+  hold(): void;
+  /**
+   * Ends a {@linkcode hold}: writes the held chunks to the server and resolves, with the number of
+   * such connections, once the server answered (or closed) each of them.
+   */
+  deliver(): Promise<number>;
   /** Closes every open connection now (new ones are still accepted). */
   cut(): void;
   /** While on, new connections are closed at once (as if the server were down). */
@@ -49,6 +63,9 @@ export function startFaultProxy(targetPort: number, listenPort = 0): FaultProxy 
   let delayMs = 0;
   let refusing = false;
   let gate: PromiseWithResolvers<void> | undefined;
+  let holding: PromiseWithResolvers<void> | undefined;
+  /** Connections that held a chunk, each settled once the server answered or closed it. */
+  const held = new Map<Deno.Conn, PromiseWithResolvers<void>>();
 
   const closeQuietly = (connection: Deno.Conn) => {
     connections.delete(connection);
@@ -59,14 +76,23 @@ export function startFaultProxy(targetPort: number, listenPort = 0): FaultProxy 
     }
   };
 
-  /** Copies `from` to `to` until either side ends, honouring delay and stall. */
-  const pump = async (from: Deno.Conn, to: Deno.Conn) => {
+  /**
+   * Copies `from` to `to` until either side ends, honouring delay, stall and hold (`server` is the
+   * server's side of this pair: where held chunks go, and what stays open after a hold).
+   */
+  const pump = async (from: Deno.Conn, to: Deno.Conn, server: Deno.Conn) => {
     const buffer = new Uint8Array(64 * 1024);
     try {
       while (true) {
         const n = await from.read(buffer);
         if (n === null) break;
         const chunk = buffer.slice(0, n);
+        // The server answered a held request (one sent before the hold does not count).
+        if (from === server && holding === undefined) held.get(server)?.resolve();
+        if (holding !== undefined && to === server) {
+          if (!held.has(server)) held.set(server, Promise.withResolvers<void>());
+          await holding.promise;
+        }
         if (gate !== undefined) await gate.promise;
         if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
         let written = 0;
@@ -76,7 +102,10 @@ export function startFaultProxy(targetPort: number, listenPort = 0): FaultProxy 
       // either side closed or was cut
     } finally {
       closeQuietly(from);
-      closeQuietly(to);
+      // A held request's server side stays open until the server answers it (the other pump
+      // then finds the client gone and closes both).
+      if (!(to === server && held.has(server))) closeQuietly(to);
+      if (from === server) held.get(server)?.resolve(); // closed by the server
     }
   };
 
@@ -91,8 +120,8 @@ export function startFaultProxy(targetPort: number, listenPort = 0): FaultProxy 
         Deno.connect({ hostname: "127.0.0.1", port: targetPort }).then((server) => {
           if (!connections.has(client)) return closeQuietly(server); // cut meanwhile
           connections.add(server);
-          void pump(client, server);
-          void pump(server, client);
+          void pump(client, server, server);
+          void pump(server, client, server);
         }, () => closeQuietly(client)); // the server is down: the client sees a closed socket
       }
     } catch {
@@ -115,6 +144,17 @@ export function startFaultProxy(targetPort: number, listenPort = 0): FaultProxy 
       gate?.resolve();
       gate = undefined;
     },
+    hold() {
+      holding ??= Promise.withResolvers<void>();
+    },
+    async deliver() {
+      const answered = [...held.values()].map((settled) => settled.promise);
+      holding?.resolve();
+      holding = undefined;
+      await Promise.all(answered);
+      held.clear();
+      return answered.length;
+    },
     cut() {
       for (const connection of [...connections]) closeQuietly(connection);
     },
@@ -130,6 +170,7 @@ export function startFaultProxy(targetPort: number, listenPort = 0): FaultProxy 
           // already closed
         }
         gate?.resolve();
+        holding?.resolve();
         for (const connection of [...connections]) closeQuietly(connection);
         await accepting;
       })();
