@@ -15,6 +15,7 @@ import process from "node:process";
 import { toNodeListener } from "../src/adapter/node/node.ts";
 import { type ByteWriter, type Context, type ServeConsole, textOutput } from "./io.ts";
 import { main } from "./main.ts";
+import { whenParentExits } from "./parent.ts";
 
 /** A byte writer over a Node stream, settling when the bytes were handed to the system. */
 function streamWriter(stream: NodeJS.WriteStream): ByteWriter {
@@ -44,6 +45,9 @@ const serve: ServeConsole = (listen, handler) => {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  // `bun run review serve` runs this process under `sh`, which a signal to Bun ends without
+  // passing it on: the console stops when its parent is gone (parent.ts).
+  whenParentExits(stop);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(listen.port, listen.hostname, () => {

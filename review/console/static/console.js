@@ -6,17 +6,44 @@
 
 const csrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
 
-// The access token arrives in the URL fragment, which no browser sends to a server. It is kept
-// in sessionStorage (this origin and port only, this tab only), the fragment is cleared, and it
-// goes out only as a request header to this origin. Never in a cookie: cookies are not bound to
-// a port, so any other server on 127.0.0.1 would receive them.
-const TOKEN_KEY = "beacon-console-token";
-const fromFragment = new URLSearchParams(location.hash.slice(1)).get("token");
-if (fromFragment !== null) {
-  sessionStorage.setItem(TOKEN_KEY, fromFragment);
-  history.replaceState(null, "", location.pathname);
+// The link review serve prints carries a one-time code in its fragment, which no browser sends
+// to a server but every browser keeps in its history. The page spends it at once: it posts it
+// to /api/session for a session credential, kept in sessionStorage (this origin and port only,
+// this tab only) and sent only as a request header to this origin, and clears the fragment.
+// What the history keeps is then a spent code. Never a cookie: cookies are not bound to a port,
+// so any other server on 127.0.0.1 would receive them.
+const SESSION_KEY = "beacon-console-session";
+const fromFragment = new URLSearchParams(location.hash.slice(1)).get("code");
+if (fromFragment !== null) history.replaceState(null, "", location.pathname);
+
+/** The session credential: this tab's, or the one the link's code is exchanged for. */
+async function openSession() {
+  if (fromFragment !== null) {
+    const response = await fetch("/api/session", {
+      method: "POST",
+      credentials: "omit",
+      headers: { "content-type": "application/json", "x-csrf-token": csrf },
+      body: JSON.stringify({ code: fromFragment }),
+    });
+    const value = await response.json().catch(() => ({}));
+    if (response.ok) {
+      sessionStorage.setItem(SESSION_KEY, value.session);
+      return value.session;
+    }
+    // A spent code, with a session of this tab's still kept: a reload of the link.
+    if (sessionStorage.getItem(SESSION_KEY) === null) {
+      throw new Error(value.error ?? `HTTP ${response.status}`);
+    }
+  }
+  const kept = sessionStorage.getItem(SESSION_KEY);
+  if (kept === null) {
+    throw new Error(
+      "no session in this tab: open the link review serve printed (each link works once)",
+    );
+  }
+  return kept;
 }
-const accessToken = sessionStorage.getItem(TOKEN_KEY) ?? "";
+let accessToken = "";
 const queueList = document.getElementById("queue");
 const itemView = document.getElementById("item");
 const statusBar = document.getElementById("status");
@@ -696,5 +723,11 @@ document.getElementById("help-button").addEventListener("click", toggleHelp);
 if (narrow.matches) filterPanel.open = false;
 
 drawKeys();
-loadIntegrity();
-reload();
+openSession().then((session) => {
+  accessToken = session;
+  loadIntegrity();
+  reload();
+}, (error) => {
+  itemView.replaceChildren(el("p", { class: "warning", id: "no-session" }, [error.message]));
+  say(error.message);
+});
