@@ -250,6 +250,7 @@ function page(csrf: string): string {
     <div class="nav-head">
       <div class="list-head">
         <span id="shown"></span>
+        <span id="pending" aria-live="polite"></span>
         <button type="button" id="select-all">Select all shown</button>
       </div>
       <div id="bulk" role="toolbar" aria-label="Bulk actions" hidden></div>
