@@ -265,7 +265,7 @@ Deno.test("serve on Node runs under the permission model: no process, no worker,
   ]);
   try {
     // The console answers from the Node process, through the server's node:http adapter.
-    await assertConsoleServes(serving.origin, serving.token, 1);
+    await assertConsoleServes(serving.origin, await serving.session(), 1);
     // The process that serves is the launcher's child; its command line is its permissions.
     const children = (await Deno.readTextFile(`/proc/${serving.pid}/task/${serving.pid}/children`))
       .trim().split(/\s+/);
@@ -315,7 +315,7 @@ Deno.test("serve on Bun: the same console, stopped by SIGTERM", async () => {
     store.url,
   ]);
   try {
-    await assertConsoleServes(serving.origin, serving.token, 2);
+    await assertConsoleServes(serving.origin, await serving.session(), 2);
   } finally {
     const stopped = await serving.stop();
     assertStrictEquals(stopped.code, 0, `stopped cleanly on SIGTERM: ${stopped.stderr}`);
@@ -326,7 +326,7 @@ Deno.test("serve on Deno: a second signal while it closes still ends it with sta
   const store = await tempDatabase();
   await fill(store, [text("one")]);
   const serving = await startConsole(store.url);
-  await assertConsoleServes(serving.origin, serving.token, 1);
+  await assertConsoleServes(serving.origin, await serving.session(), 1);
   // SIGINT, then at once SIGTERM (as `deno task review`'s launcher forwards a Ctrl-C).
   Deno.kill(serving.pid, "SIGINT");
   const stopped = await serving.stop();

@@ -446,6 +446,12 @@ function drawHistory(item) {
 }
 
 function drawItem(item) {
+  // A note being written stays, with its focus, when the same item is drawn again (after a
+  // mark of it was recorded).
+  const writing = document.getElementById("note-area");
+  const keepNote = writing !== null && writing.childElementCount > 0 &&
+    itemView.dataset.id === item.id;
+  const focused = document.activeElement;
   const fields = el("dl", { class: "fields" });
   for (const field of item.fields) {
     fields.append(el("dt", {}, [field.label]), el("dd", {}, [segmentLines(field.value, "value")]));
@@ -493,13 +499,15 @@ function drawItem(item) {
     item.history.length === 0
       ? el("p", { class: "empty" }, ["No review event yet."])
       : drawHistory(item),
-    el("div", { id: "note-area" }),
+    keepNote ? writing : el("div", { id: "note-area" }),
     el("h3", {}, ["Receipt"]),
     fields,
     el("h3", {}, ["Integrity"]),
     integrity,
   );
   itemView.replaceChildren(...children);
+  itemView.dataset.id = item.id;
+  if (keepNote && writing.contains(focused)) focused.focus();
 }
 
 function openNote(supersedes, number) {
@@ -537,7 +545,7 @@ function openNote(supersedes, number) {
  * answers come skip the entries passed by, and only the latest selection is drawn.
  */
 function select(index) {
-  if (index < 0 || index >= state.items.length) return Promise.resolve();
+  if (index < 0 || index >= state.items.length) return;
   state.selected = index;
   for (const li of queueList.children) {
     const current = li.dataset.index === String(index);
@@ -548,7 +556,8 @@ function select(index) {
     else box?.removeAttribute("aria-keyshortcuts");
   }
   queueList.children[index]?.scrollIntoView({ block: "nearest" });
-  return showSelected();
+  // Not awaited: the next key is captured on the new selection at once, whatever the pane does.
+  showSelected();
 }
 
 let itemLoading = null;
@@ -602,15 +611,16 @@ async function move(step, key) {
  * the entry it was pressed on. One is recorded at a time; the entry shows the status it will
  * get (`pending`) until the answer, and the counts change only then.
  */
-const marks = { waiting: [], pending: new Map(), running: false };
+const marks = { waiting: [], pending: new Map(), running: false, keys: 0 };
 
 function drawPending() {
   const count = marks.waiting.length + (marks.running ? 1 : 0);
+  // Busy while a key waits its turn or a mark is being recorded.
+  if (count + marks.keys > 0) document.body.setAttribute("aria-busy", "true");
+  else document.body.removeAttribute("aria-busy");
   document.getElementById("pending").textContent = count === 0
     ? ""
     : `${count} mark${count === 1 ? "" : "s"} pending`;
-  if (count > 0) document.body.setAttribute("aria-busy", "true");
-  else document.body.removeAttribute("aria-busy");
 }
 
 /** Queues `status` for each of `ids`; `batch` groups a bulk mark for its one message. */
@@ -880,7 +890,12 @@ document.addEventListener("keydown", (event) => {
     return;
   }
   const key = event.key;
-  keys = keys.then(() => action(key)).catch((error) => refuse(key, error.message));
+  marks.keys++;
+  drawPending();
+  keys = keys.then(() => action(key)).catch((error) => refuse(key, error.message)).finally(() => {
+    marks.keys--;
+    drawPending();
+  });
 });
 
 filtersForm.addEventListener("submit", (event) => {
