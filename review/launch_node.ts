@@ -22,6 +22,7 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { whenParentExits } from "./parent.ts";
 import { nodePermissionFlags, reviewNeeds } from "./permissions.ts";
+import { programName } from "./program.ts";
 
 /** The packages the tool imports at run time (tsdown.config.ts leaves them unbundled). */
 const DEPENDENCIES = [
@@ -72,6 +73,8 @@ const flags = nodePermissionFlags(needs, {
 });
 const child = spawn(process.execPath, [...flags, `${here}/review.mjs`, ...args], {
   stdio: "inherit",
+  // The command the reviewer typed, as the tool's hints name it (program.ts).
+  env: { ...process.env, BEACON_REVIEW_PROGRAM: programName((name) => process.env[name], false) },
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => child.kill(signal));

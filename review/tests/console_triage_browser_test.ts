@@ -461,7 +461,6 @@ Deno.test({
         const legendBox = (await legend.boundingBox())!;
         assert(legendBox.x >= 0 && legendBox.x + legendBox.width <= width, where);
 
-
         // The item pane: within the window's width, and not under the footer.
         const footer = page.locator("footer");
         const item = (await page.locator("#item").boundingBox())!;
