@@ -236,6 +236,8 @@ export interface RunningConsole {
   session(): Promise<string>;
   /** Stops it (SIGTERM) and returns its exit status and stderr. */
   stop(): Promise<{ code: number; stderr: string }>;
+  /** Waits for it to end by itself, and returns its exit status and stderr. */
+  ended(): Promise<{ code: number; stderr: string }>;
 }
 
 /**
@@ -298,6 +300,11 @@ export async function serveWith(
     session() {
       session ??= exchangeCode(origin, match[2]);
       return session;
+    },
+    async ended() {
+      await child.stdout.cancel().catch(() => {});
+      const status = await child.status;
+      return { code: status.code, stderr: await stderr };
     },
     async stop() {
       try {
