@@ -7,6 +7,7 @@
  */
 import { type Context, type ServeConsole, textOutput } from "./io.ts";
 import { main } from "./main.ts";
+import { whenParentExits } from "./parent.ts";
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
@@ -21,6 +22,7 @@ const serve: ServeConsole = (listen, handler) => {
   // The listeners stay: a signal after the close (the launcher's forwarded one) must find one,
   // or it would end the process by default before main.ts returns its status.
   for (const signal of STOP_SIGNALS) Deno.addSignalListener(signal, stop);
+  whenParentExits(stop); // the launcher gone without a signal passed on (parent.ts)
   return Promise.resolve({ port: server.addr.port, finished: server.finished });
 };
 

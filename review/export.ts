@@ -210,6 +210,7 @@ export async function exportCommand(context: Context, values: OptionValues): Pro
   if (format !== "ndjson" && format !== "csv") {
     throw new CliError("Cannot parse --format: it must be ndjson or csv", 2);
   }
+  if (values.out === "") throw new CliError("Cannot parse --out: give the file to write", 2);
   const database = await openForReading(databaseConfig(values.database as string, context.env));
   let file: FileHandle | undefined;
   try {

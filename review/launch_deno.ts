@@ -7,6 +7,7 @@
  * @module
  */
 import { npmCacheFolder, SERVE_CONFIG } from "../src/cli/permissions.ts";
+import { whenParentExits } from "./parent.ts";
 import { reviewPermissionFlags } from "./permissions.ts";
 
 const flags = reviewPermissionFlags({
@@ -23,4 +24,6 @@ const tool = new Deno.Command(Deno.execPath(), {
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, () => tool.kill(signal));
 }
+// `deno task` passes signals on; should the task runner end without doing so, so does the tool.
+whenParentExits(() => tool.kill("SIGTERM"));
 Deno.exit((await tool.status).code);

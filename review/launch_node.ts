@@ -3,7 +3,7 @@
  * `npx beacon-review …` (the npm package's `bin`) and `npm run review -- …`: computes what this
  * run needs (permissions.ts) and runs the built tool (`dist/review.mjs`, from node.ts) in a
  * second Node process under Node's permission model, forwarding SIGINT/SIGTERM and its exit
- * code. Like launch_deno.ts, this is the only process without the restrictions, and it opens no
+ * code, and stopping it with SIGTERM when the process above this one has exited (parent.ts). Like launch_deno.ts, this is the only process without the restrictions, and it opens no
  * database and reads no submission.
  *
  * The child may read only its own code (this folder, where the build put it), the folders the
@@ -14,12 +14,15 @@
  * @module
  */
 import { spawn } from "node:child_process";
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { constants } from "node:os";
 import process from "node:process";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { whenParentExits } from "./parent.ts";
 import { nodePermissionFlags, reviewNeeds } from "./permissions.ts";
+import { programName } from "./program.ts";
 
 /** The packages the tool imports at run time (tsdown.config.ts leaves them unbundled). */
 const DEPENDENCIES = [
@@ -55,6 +58,13 @@ function dependencyFolders(): string[] {
 
 const args = process.argv.slice(2);
 const needs = reviewNeeds({ args, env: (name) => process.env[name], cwd: process.cwd() });
+// Node's permission model denies even a `stat` under a granted folder that does not exist, so
+// the tool could only say "Access to this API has been restricted". The launcher, which runs
+// unrestricted, says what Deno and Bun say (database.ts) before it starts the tool.
+if (needs.databaseFile !== undefined && !existsSync(dirname(needs.databaseFile))) {
+  process.stderr.write(`error: Cannot open the database: ${needs.databaseUrl} does not exist\n`);
+  process.exit(1);
+}
 const flags = nodePermissionFlags(needs, {
   code: [...new Set([here, realpathSync(here), ...dependencyFolders()])],
   permissionFlag: process.allowedNodeEnvironmentFlags.has("--permission")
@@ -63,10 +73,14 @@ const flags = nodePermissionFlags(needs, {
 });
 const child = spawn(process.execPath, [...flags, `${here}/review.mjs`, ...args], {
   stdio: "inherit",
+  // The command the reviewer typed, as the tool's hints name it (program.ts).
+  env: { ...process.env, BEACON_REVIEW_PROGRAM: programName((name) => process.env[name], false) },
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => child.kill(signal));
 }
+// `npm run review` signals `sh`, which dies without passing the signal on (parent.ts).
+whenParentExits(() => child.kill("SIGTERM"));
 // A child ended by a signal exits as a shell reports it: 128 + the signal's number.
 child.on("exit", (code, signal) => {
   process.exit(code ?? 128 + (signal === null ? 0 : constants.signals[signal]));

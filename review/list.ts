@@ -33,6 +33,7 @@ import {
   type SubmissionRow,
 } from "./queries.ts";
 import { displayWidth, Findings, safeBlock, safeExcerpt, safeJson, safeText } from "./render.ts";
+import { readingSearchCondition } from "./search.ts";
 
 /** The options of `list`. */
 export const LIST_OPTIONS = {
@@ -41,6 +42,7 @@ export const LIST_OPTIONS = {
   after: { type: "string" },
   page: { type: "string" },
   columns: { type: "string" },
+  search: { type: "string" },
   json: { type: "boolean" },
 } as const;
 
@@ -163,7 +165,16 @@ function extrasFrom(values: OptionValues): Extra[] {
  * @returns The exit status.
  */
 export async function listCommand(context: Context, values: OptionValues): Promise<number> {
-  const filters = filtersFrom(values, context.now());
+  let filters = filtersFrom(values, context.now());
+  const search = values.search as string | undefined;
+  // deno-lint-ignore no-control-regex -- as the console refuses them (console/api.ts)
+  if (
+    search !== undefined &&
+    (search.trim() === "" || search.length > 200 || /[\u0000-\u001F\u007F-\u009F]/.test(search) ||
+      !search.isWellFormed())
+  ) {
+    throw new CliError("Cannot parse --search: give 1 to 200 characters, no control characters", 2);
+  }
   const limit = integerOption(values, "limit", 50, 100_000);
   const pageLines = integerOption(values, "page", 20, 100_000);
   const extras = extrasFrom(values);
@@ -172,6 +183,12 @@ export async function listCommand(context: Context, values: OptionValues): Promi
     : widthFrom(values, context.terminalColumns);
   const database = await openForReading(databaseConfig(values.database as string, context.env));
   try {
+    if (search !== undefined) {
+      filters = {
+        ...filters,
+        searchSql: await readingSearchCondition(database.client, search.trim()),
+      };
+    }
     let before = 0;
     if (values.after !== undefined) {
       const id = await resolveId(database.client, String(values.after), "list");

@@ -44,7 +44,7 @@ const COMMON_HELP = `
 Common options:
   --database URL   libSQL URL (default: BEACON_DATABASE_URL, else file:data/beacon.db);
                    the token comes from BEACON_DATABASE_AUTH_TOKEN
-  --width N        output width (default: the terminal's, else 100)
+  --width N        output width (default: the terminal's; else 100, and 80 for list)
   -h, --help       this help`;
 
 const FILTER_HELP = `
@@ -88,11 +88,12 @@ const COMMANDS: Record<string, Command> = {
     run: triageCommand,
   },
   list: {
-    usage: `list [filters] [--limit N] [--after ID] [--columns sender,intent] [--page N]
-                [--json]
-  Newest first, one line each, cut to the width (80 when not a terminal). --limit defaults to
-  50; --after ID continues after that id (keep the same filters); the header repeats every
-  --page lines (20).${FILTER_HELP}`,
+    usage: `list [filters] [--search TEXT] [--limit N] [--after ID] [--columns sender,intent]
+                [--page N] [--json]
+  Newest first, one line each, cut to the width (80 when not a terminal). --search TEXT keeps
+  what the console's search finds for TEXT (look-alike spellings folded, a final * a prefix).
+  --limit defaults to 50; --after ID continues after that id (keep the same filters); the
+  header repeats every --page lines (20).${FILTER_HELP}`,
     options: LIST_OPTIONS,
     positionals: 0,
     run: listCommand,

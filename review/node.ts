@@ -15,6 +15,8 @@ import process from "node:process";
 import { toNodeListener } from "../src/adapter/node/node.ts";
 import { type ByteWriter, type Context, type ServeConsole, textOutput } from "./io.ts";
 import { main } from "./main.ts";
+import { whenParentExits } from "./parent.ts";
+import { programName } from "./program.ts";
 
 /** A byte writer over a Node stream, settling when the bytes were handed to the system. */
 function streamWriter(stream: NodeJS.WriteStream): ByteWriter {
@@ -44,6 +46,9 @@ const serve: ServeConsole = (listen, handler) => {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  // `bun run review serve` runs this process under `sh`, which a signal to Bun ends without
+  // passing it on: the console stops when its parent is gone (parent.ts).
+  whenParentExits(stop);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(listen.port, listen.hostname, () => {
@@ -57,16 +62,6 @@ const serve: ServeConsole = (listen, handler) => {
 };
 
 /**
- * How the reviewer ran the tool: `npm run review --` or `bun run review` (package.json's script,
- * which npm and Bun announce in `npm_lifecycle_event`; which of them by the runtime this is),
- * else the package's command (`npx beacon-review`, or on the PATH).
- */
-function program(env: (name: string) => string | undefined): string {
-  if (env("npm_lifecycle_event") !== "review") return "beacon-review";
-  return process.versions.bun === undefined ? "npm run review --" : "bun run review";
-}
-
-/**
  * The context of a real run on Node or Bun.
  *
  * @returns The process's stdout and stderr, environment and clock, a `node:http` console.
@@ -74,7 +69,7 @@ function program(env: (name: string) => string | undefined): string {
 export function nodeContext(): Context {
   const env = (name: string) => process.env[name];
   return {
-    program: program(env),
+    program: programName(env, process.versions.bun !== undefined),
     stdout: textOutput(streamWriter(process.stdout)),
     stderr: textOutput(streamWriter(process.stderr)),
     progress: process.stderr.isTTY ? streamWriter(process.stderr) : undefined,

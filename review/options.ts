@@ -288,7 +288,8 @@ function boundedText(values: OptionValues, name: string): string | undefined {
 }
 
 /**
- * The output width: `--width`, else the terminal's width when stdout is one, else 100.
+ * The output width: `--width`, else the terminal's width when stdout is one, else 100 (`list`
+ * uses 80 instead, list.ts).
  *
  * @param values Parsed values.
  * @param terminalColumns The terminal width, when stdout is a terminal.

@@ -24,8 +24,9 @@
  *
  * @module
  */
-import { databaseFolder, DEPENDENCY_VARIABLES, SYS_FACTS } from "../src/cli/permissions.ts";
-import { DEFAULT_DATABASE_URL } from "../src/store/mod.ts";
+import { posix } from "node:path";
+import { DEPENDENCY_VARIABLES, SYS_FACTS } from "../src/cli/permissions.ts";
+import { DEFAULT_DATABASE_URL, embeddedFilePath } from "../src/store/mod.ts";
 
 /** Every environment variable the review tool reads. */
 export const REVIEW_VARIABLES = [
@@ -64,6 +65,10 @@ export interface ReviewNeeds {
   readonly net: readonly string[];
   /** Whether it loads the native libSQL driver (a file or in-memory database). */
   readonly nativeDriver: boolean;
+  /** The database URL this run opens. */
+  readonly databaseUrl: string;
+  /** For a `file:` database, the file it opens: decoded once, absolute, `.` and `..` resolved. */
+  readonly databaseFile?: string;
 }
 
 /** The value of `--name VALUE` or `--name=VALUE`, the last one given. */
@@ -77,8 +82,33 @@ function option(args: readonly string[], name: string): string | undefined {
   return value;
 }
 
+/** `path` made absolute from `cwd`, with `.` and `..` resolved once, as the system will. */
 function absolute(path: string, cwd: string): string {
-  return path.startsWith("/") ? path : `${cwd}/${path}`;
+  return posix.resolve(cwd, path);
+}
+
+/**
+ * The file a `file:` database URL opens. The driver percent-decodes the path once (as
+ * `embeddedFilePath` does) and the system then resolves its `..` segments, so
+ * `file:/tmp/x/nx%2F..%2F..%2Fbeacon.db` opens `/tmp/beacon.db`: that file's folder, and no
+ * other, is what the run is granted. Decoding twice, or granting the folder as written, would
+ * grant a folder the driver never opens.
+ *
+ * @param url A `file:` URL.
+ * @param cwd The working directory, for a relative path.
+ * @returns The absolute, resolved path.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { databaseFile } from "./permissions.ts";
+ *
+ * assert.equal(databaseFile("file:/tmp/x/nx%2F..%2F..%2Fbeacon.db", "/"), "/tmp/beacon.db");
+ * assert.equal(databaseFile("file:data/beacon.db", "/srv/beacon"), "/srv/beacon/data/beacon.db");
+ * ```
+ */
+export function databaseFile(url: string, cwd: string): string {
+  return absolute(embeddedFilePath(url), cwd);
 }
 
 /**
@@ -111,8 +141,10 @@ export function reviewNeeds(facts: RunFacts): ReviewNeeds {
   const write: string[] = [];
   const net: string[] = [];
   let nativeDriver = false;
+  let databaseFileOpened: string | undefined;
   if (url.startsWith("file:")) {
-    const folder = databaseFolder(url, cwd);
+    databaseFileOpened = databaseFile(url, cwd);
+    const folder = posix.dirname(databaseFileOpened);
     read.push(folder);
     write.push(folder);
     nativeDriver = true;
@@ -127,8 +159,10 @@ export function reviewNeeds(facts: RunFacts): ReviewNeeds {
     }
   }
   if (command === "export") {
+    // An empty --out names no file: export.ts refuses it as a usage error, and it must never be
+    // read as the working folder.
     const out = option(args, "out");
-    if (out !== undefined) write.push(absolute(out, cwd));
+    if (out !== undefined && out !== "") write.push(absolute(out, cwd));
   }
   if (command === "serve") {
     const hostname = option(args, "hostname") ?? "127.0.0.1";
@@ -136,7 +170,7 @@ export function reviewNeeds(facts: RunFacts): ReviewNeeds {
     const host = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
     net.push(port === undefined || port === "0" ? host : `${host}:${port}`);
   }
-  return { read, write, net, nativeDriver };
+  return { read, write, net, nativeDriver, databaseUrl: url, databaseFile: databaseFileOpened };
 }
 
 /**
@@ -194,7 +228,7 @@ export interface NodeFacts {
  * import { nodePermissionFlags } from "./permissions.ts";
  *
  * const flags = nodePermissionFlags(
- *   { read: [], write: [], net: ["db.example:8080"], nativeDriver: false },
+ *   { read: [], write: [], net: ["db.example:8080"], nativeDriver: false, databaseUrl: "x" },
  *   { code: ["/srv/beacon/dist"], permissionFlag: "--permission" },
  * );
  * assert.ok(flags.includes("--permission"));

@@ -121,6 +121,97 @@ export async function catchUpIndex(client: Client, mode: SearchMode): Promise<nu
 }
 
 /**
+ * What the reviewer typed as one FTS5 string (a phrase) over the folded text: double quotes
+ * inside are doubled (fts5.html §3.1), and a final `*` after the closing quote makes its last
+ * token a prefix (§3.3).
+ *
+ * @returns The MATCH argument, or `undefined` when nothing is left once folded.
+ */
+function matchQuery(text: string): string | undefined {
+  const prefix = text.endsWith("*");
+  const phrase = fold(prefix ? text.slice(0, -1) : text);
+  if (phrase.trim() === "") return undefined;
+  return `"${phrase.replaceAll('"', '""')}"${prefix ? " *" : ""}`;
+}
+
+/** The rows after `after`, folded into `table` as catchUpIndex folds them, one page a batch. */
+async function indexInto(client: Client, table: string, after: number): Promise<void> {
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const rows = (await client.execute({
+      sql: "SELECT seq, content FROM submissions WHERE seq > ? ORDER BY seq LIMIT ?",
+      args: [after, PAGE_SIZE],
+    })).rows;
+    if (rows.length === 0) return;
+    after = Number(rows[rows.length - 1].seq);
+    const statements: { sql: string; args: InValue[] }[] = [];
+    for (const row of rows) {
+      const content = row.content instanceof ArrayBuffer ? new Uint8Array(row.content) : undefined;
+      const text = content === undefined ? undefined : decodeUtf8Strict(content);
+      if (text === undefined || text === "") continue;
+      statements.push({
+        sql: `INSERT INTO ${table} (rowid, text) VALUES (?, ?)`,
+        args: [Number(row.seq), fold(text)],
+      });
+    }
+    if (statements.length > 0) await client.batch(statements, "write");
+    if (rows.length < PAGE_SIZE) return;
+  }
+}
+
+/**
+ * The console's search for a command that must not write the database (`list --search`): the
+ * same fold, tokenizer and query over the same index. The rows the console's index already
+ * holds are searched there, read only; the rows after it (all of them, where no console has
+ * searched yet or its index was built with another fold) are folded into a temporary FTS5 table
+ * of this connection (SQLite's `temp` schema, which lives outside the database file and goes
+ * with the connection). Where FTS5 is missing, the substring match the console falls back to.
+ *
+ * @param client A database opened for reading.
+ * @param text What the reviewer typed.
+ * @returns The subquery for the `searchSql` filter.
+ */
+export async function readingSearchCondition(
+  client: Client,
+  text: string,
+): Promise<{ sql: string; args: InValue[] }> {
+  try {
+    await client.execute(
+      "CREATE VIRTUAL TABLE IF NOT EXISTS temp.review_fts_tail USING fts5(text, tokenize = 'unicode61')",
+    );
+  } catch {
+    return searchCondition("substring", text);
+  }
+  let after = 0;
+  let persisted = false;
+  try {
+    const state = await client.execute(
+      "SELECT name, indexed_through FROM review_search_state WHERE name IN ('fts', 'fold-version')",
+    );
+    const value = (name: string) =>
+      Number(state.rows.find((row) => row.name === name)?.indexed_through ?? 0);
+    const exists = (await client.execute(
+      "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'review_fts'",
+    )).rows.length > 0;
+    if (exists && value("fold-version") === FOLD_VERSION) {
+      persisted = true;
+      after = value("fts");
+    }
+  } catch {
+    // A database from before the review tables: everything goes into the temporary index.
+  }
+  await indexInto(client, "temp.review_fts_tail", after);
+  const query = matchQuery(text);
+  if (query === undefined) return { sql: "SELECT seq FROM submissions WHERE 0", args: [] };
+  const tail = "SELECT rowid FROM temp.review_fts_tail WHERE review_fts_tail MATCH ?";
+  return persisted
+    ? {
+      sql: `SELECT rowid FROM review_fts WHERE review_fts MATCH ? AND rowid <= ? UNION ${tail}`,
+      args: [query, after, query],
+    }
+    : { sql: tail, args: [query] };
+}
+
+/**
  * The SQL selecting the `seq`s that match `text`, for the `searchSql` filter.
  *
  * @param mode How to search.
@@ -132,16 +223,10 @@ export function searchCondition(
   text: string,
 ): { sql: string; args: InValue[] } {
   if (mode === "fts5") {
-    const prefix = text.endsWith("*");
-    const phrase = fold(prefix ? text.slice(0, -1) : text);
+    const query = matchQuery(text);
     // Nothing left to match once folded (only invisible characters, say): no row matches.
-    if (phrase.trim() === "") return { sql: "SELECT rowid FROM review_fts WHERE 0", args: [] };
-    // One FTS5 string (a phrase): double quotes inside are doubled (fts5.html §3.1); a `*`
-    // after the closing quote makes its last token a prefix (§3.3).
-    return {
-      sql: "SELECT rowid FROM review_fts WHERE review_fts MATCH ?",
-      args: [`"${phrase.replaceAll('"', '""')}"${prefix ? " *" : ""}`],
-    };
+    if (query === undefined) return { sql: "SELECT rowid FROM review_fts WHERE 0", args: [] };
+    return { sql: "SELECT rowid FROM review_fts WHERE review_fts MATCH ?", args: [query] };
   }
   return {
     sql: "SELECT seq FROM submissions WHERE instr(lower(CAST(content AS TEXT)), lower(?)) > 0",

@@ -27,6 +27,8 @@ import {
 import { checkpoints, reviewEvents } from "../events.ts";
 import { Findings, safeSegments, type Segment } from "../render.ts";
 import { catchUpIndex, searchCondition, type SearchMode } from "../search.ts";
+import { fold } from "../fold.ts";
+import { lookAlikeLetters } from "../render/classify.ts";
 
 /** A refusal with a status and a message of our own (never submitted content). */
 export class RequestError extends Error {
@@ -77,6 +79,23 @@ function segments(text: string, findings: Findings, newlines: "keep" | "escape" 
 
 function excerpt(text: string, findings: Findings): Segment[] {
   return segments(text.slice(0, 300), findings)[0] ?? [];
+}
+
+/** Most look-alike words spelled out per answer. */
+const MAX_READS_AS = 12;
+
+/**
+ * What each mixed-script word of `text` reads as (the words render.ts shows with escaped
+ * look-alike letters): its UTS #39 skeleton, as the search folds it (fold.ts), so `p\u0430ypal`
+ * reads as `paypal`. Each is rendered inertly like any other submitted text.
+ */
+function readsAs(text: string, findings: Findings): Segment[][] {
+  const words = new Set<string>();
+  for (const word of text.matchAll(/[\p{L}\p{M}]+/gu)) {
+    if (words.size >= MAX_READS_AS) break;
+    if (lookAlikeLetters(word[0]).size > 0) words.add(fold(word[0]));
+  }
+  return [...words].map((word) => excerpt(word, findings));
 }
 
 function messageOf(row: SubmissionRow): MessageView | undefined {
@@ -243,6 +262,7 @@ export class ConsoleApi {
           preview: row.redaction !== null
             ? [{ text: "(redacted)", kind: "prefix" }]
             : excerpt(previewOf(view), findings),
+          readsAs: row.redaction !== null ? [] : readsAs(previewOf(view), findings),
         };
       }),
     };
@@ -300,6 +320,7 @@ export class ConsoleApi {
         note: event.note === null ? null : segments(event.note, findings, "keep"),
       })),
       content: redacted ? [[{ text: "(content redacted)", kind: "prefix" }]] : content.segments,
+      readsAs: redacted ? [] : readsAs(new TextDecoder().decode(row.content), new Findings()),
       warning: findings.summary() ?? null,
       integrity: {
         digest: redacted

@@ -5,19 +5,27 @@
  * Access (checked in this order, before any route runs):
  *
  * 1. `Host` must be exactly the address the console listens on, so a DNS-rebinding page on
- *    another name cannot reach it.
- * 2. A random access token, printed once with the URL to open (as Jupyter does), in the URL's
- *    fragment: `http://127.0.0.1:PORT/#token=T`. A browser never sends the fragment to any
- *    server (RFC 3986 §3.5), so the token is in no request line, log or `Referer`. The page
- *    script moves it to `sessionStorage` (bound to this origin, port included: RFC 6454),
- *    clears the fragment, and sends it as `Authorization: Bearer T` on every API call. No
- *    cookie is ever set: cookies are not bound to a port (RFC 6265 §8.5), so a cookie for
- *    127.0.0.1 would go to every other server on 127.0.0.1 as well. The page shell and its two
- *    static files hold no data and are served without the token; every `/api/` route answers
- *    401 without it. The token is compared in constant time and never logged.
- * 3. State-changing requests (`POST`) also need an `Origin` that is the console's own and the
- *    CSRF token of a page the console served (in the page's `<meta name="csrf-token">`, sent
- *    back as `X-CSRF-Token`), and a JSON body.
+ *    another name cannot reach it. Any other name (`localhost` included) gets 421 Misdirected
+ *    Request (RFC 9110 §15.5.20: this server will not answer for that authority) with the
+ *    address to open instead; not 401, which would read as a problem with the credential.
+ * 2. A one-time code, printed once with the URL to open, in the URL's fragment:
+ *    `http://127.0.0.1:PORT/#code=C`. A browser never sends the fragment to any server
+ *    (RFC 3986 §3.5), so the code is in no request line, log or `Referer`, but the browser keeps
+ *    the URL in its history. So the page spends the code at once: it posts it to
+ *    `/api/session`, which answers, once, with a session credential, and every later exchange
+ *    of the same code is refused. The page keeps the credential in `sessionStorage` (bound to
+ *    this origin, port included: RFC 6454, and to this tab), clears the fragment, and sends the
+ *    credential as `Authorization: Bearer S` on every API call. What the browser's history and
+ *    session files keep is then a spent code. No cookie is ever set: cookies are not bound to a
+ *    port (RFC 6265 §8.5), so a cookie for 127.0.0.1 would go to every other server on
+ *    127.0.0.1 as well. The page shell and its two static files hold no data and are served
+ *    without a credential; every other `/api/` route answers 401 without it. Secrets are
+ *    compared in constant time and never logged.
+ * 3. State-changing requests (`POST`, the exchange included) also need an `Origin` that is the
+ *    console's own and the CSRF token of a page the console served (in the page's
+ *    `<meta name="csrf-token">`, sent back as `X-CSRF-Token`), and a JSON body of at most
+ *    16 KiB, counted while it is read: the reading stops at the first byte over, and the rest is
+ *    never read.
  *
  * Every answer carries a strict Content Security Policy (`default-src 'none'`; scripts, styles
  * and `fetch` only from the console itself; no inline script or style, no `eval`; no frames,
@@ -70,8 +78,8 @@ export interface StaticFiles {
 export interface ConsoleOptions {
   /** `host:port` the console listens on, as the browser sends it in `Host`. */
   readonly authority: string;
-  /** The access token. */
-  readonly token: string;
+  /** The one-time code the printed URL carries, exchanged once for a session credential. */
+  readonly code: string;
   /** The JSON views and actions. */
   readonly api: ConsoleApi;
   /** The static files. */
@@ -79,7 +87,7 @@ export interface ConsoleOptions {
 }
 
 /**
- * A fresh access or CSRF token: 32 random bytes, base64url.
+ * A fresh one-time code, session credential or CSRF token: 32 random bytes, base64url.
  *
  * @returns The token.
  */
@@ -99,6 +107,48 @@ function harden(response: Response): Response {
     response.headers.set(name, value);
   }
   return response;
+}
+
+/**
+ * The body of a POST, as text, read only up to `MAX_BODY` bytes: a declared `Content-Length`
+ * over it is refused before reading, and a body sent in chunks is counted as it arrives and
+ * cancelled at the first byte over, so an oversized body costs at most `MAX_BODY + 1` bytes of
+ * memory and the rest of it is never read.
+ *
+ * @returns The text, or `undefined` when the body is too large.
+ * @throws {RequestError} 400 when it is not UTF-8.
+ */
+async function boundedBody(request: Request): Promise<string | undefined> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && !(Number(declared) <= MAX_BODY)) {
+    await request.body?.cancel();
+    return undefined;
+  }
+  if (request.body === null) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new RequestError(400, "the body is not UTF-8");
+  }
 }
 
 function text(status: number, body: string, headers: Record<string, string> = {}): Response {
@@ -200,6 +250,7 @@ function page(csrf: string): string {
     <div class="nav-head">
       <div class="list-head">
         <span id="shown"></span>
+        <span id="pending" aria-live="polite"></span>
         <button type="button" id="select-all">Select all shown</button>
       </div>
       <div id="bulk" role="toolbar" aria-label="Bulk actions" hidden></div>
@@ -224,25 +275,43 @@ function page(csrf: string): string {
 /**
  * The console's request handler.
  *
- * @param options Address, token, API and files.
+ * @param options Address, one-time code, API and files.
  * @returns The handler.
  */
 export function consoleHandler(options: ConsoleOptions): (request: Request) => Promise<Response> {
   const origin = `http://${options.authority}`;
   const pages: string[] = [];
+  // The code is spent by its first exchange; the session credential it gave is the only one.
+  let code: string | undefined = options.code;
+  let session: string | undefined;
   const authorised = (request: Request) => {
     const match = /^Bearer ([A-Za-z0-9_-]{1,64})$/.exec(request.headers.get("authorization") ?? "");
-    return match !== null && sameText(match[1], options.token);
+    return match !== null && session !== undefined && sameText(match[1], session);
+  };
+  const exchange = (value: unknown): Response => {
+    const offered = (value as { code?: unknown } | null)?.code;
+    if (typeof offered !== "string" || code === undefined || !sameText(offered, code)) {
+      return json(401, {
+        error: "this link's code is spent or wrong: each link opens the console once. " +
+          "Run review serve again for a new link.",
+      });
+    }
+    code = undefined;
+    session = randomToken();
+    return json(200, { session });
   };
   const route = async (request: Request): Promise<Response> => {
-    if (request.headers.get("host") !== options.authority) return text(401, "unauthorized");
-    const url = new URL(request.url);
-    if (url.searchParams.has("token")) {
-      // The old form of the link: the token would be in the request line and the history.
+    if (request.headers.get("host") !== options.authority) {
       return text(
-        400,
-        "the token goes in the fragment: open the URL review serve printed (#token=)",
+        421,
+        `open the console at ${origin}/ (the address review serve printed): it answers at no ` +
+          "other name, so that a web page on another name cannot reach it (DNS rebinding)",
       );
+    }
+    const url = new URL(request.url);
+    if (url.searchParams.has("token") || url.searchParams.has("code")) {
+      // The code would be in the request line, the server's logs and the history.
+      return text(400, "the code goes in the fragment: open the URL review serve printed (#code=)");
     }
     if (request.method === "GET") {
       if (url.pathname === "/") {
@@ -271,7 +340,8 @@ export function consoleHandler(options: ConsoleOptions): (request: Request) => P
       return text(404, "not found");
     }
     if (request.method === "POST" && url.pathname.startsWith("/api/")) {
-      if (!authorised(request)) return text(401, "unauthorized");
+      const exchanging = url.pathname === "/api/session";
+      if (!exchanging && !authorised(request)) return text(401, "unauthorized");
       const csrf = request.headers.get("x-csrf-token") ?? "";
       if (
         request.headers.get("origin") !== origin ||
@@ -282,14 +352,21 @@ export function consoleHandler(options: ConsoleOptions): (request: Request) => P
       if (!/^application\/json(;|$)/.test(request.headers.get("content-type") ?? "")) {
         return text(415, "unsupported media type");
       }
-      const body = await request.text();
-      if (body.length > MAX_BODY) return text(413, "too large");
+      const body = await boundedBody(request);
+      if (body === undefined) {
+        // The rest of the body is never read: the connection closes after this answer
+        // (RFC 9112 §9.6), which is the only way to stop a sender without reading on.
+        const refused = json(413, { error: `the body is over ${MAX_BODY} bytes` });
+        refused.headers.set("connection", "close");
+        return refused;
+      }
       let value: unknown;
       try {
         value = JSON.parse(body);
       } catch {
         return json(400, { error: "the body is not JSON" });
       }
+      if (exchanging) return exchange(value);
       return json(200, await options.api.post(url.pathname, value));
     }
     return text(405, "method not allowed");

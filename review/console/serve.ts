@@ -1,13 +1,14 @@
 /**
  * `review serve`: the web console, a small server of its own on `127.0.0.1` (app.ts is its
  * HTTP core, api.ts its views and actions, static/ its script and style). It prints one line
- * with the URL to open, holding the access token, and runs until SIGINT or SIGTERM.
+ * with the URL to open, holding a one-time code, says on stderr at which address the console
+ * answers, and runs until SIGINT or SIGTERM.
  *
  * `--trust PUBLIC_KEY` (repeatable) is passed to the page's `verify`, as for `review verify`, and
  * the first one is the key receipts are checked against.
  *
  * Another bind address is refused unless `--allow-non-loopback` says so, with a warning: the
- * console shows every submission to whoever holds the token, over plain HTTP.
+ * console shows every submission to whoever opens its link first, over plain HTTP.
  *
  * @module
  */
@@ -78,7 +79,7 @@ export async function serveCommand(context: Context, values: OptionValues): Prom
       );
     }
     await context.stderr.line(
-      `warning: serving on ${hostname}: anyone who can reach it and holds the token sees every ` +
+      `warning: serving on ${hostname}: anyone who can reach it and opens the link first sees every ` +
         "submission, over plain HTTP",
     );
   }
@@ -113,7 +114,7 @@ export async function serveCommand(context: Context, values: OptionValues): Prom
         return { code, lines: run.lines };
       },
     });
-    const token = randomToken();
+    const code = randomToken();
     // The handler needs the port the system chose; until the line below sets it (before the
     // URL is printed, so before anyone can know where to connect), every request gets a 503.
     let handler: (request: Request) => Promise<Response> = () =>
@@ -121,8 +122,13 @@ export async function serveCommand(context: Context, values: OptionValues): Prom
     const server = await serve({ hostname, port }, (request) => handler(request));
     const host = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
     const authority = `${host}:${server.port}`;
-    handler = consoleHandler({ authority, token, api, files });
-    await context.stdout.line(`Beacon review console: http://${authority}/#token=${token}`);
+    handler = consoleHandler({ authority, code, api, files });
+    // The one line to open. The link works once: the page spends its code at once (app.ts).
+    await context.stdout.line(`Beacon review console: http://${authority}/#code=${code}`);
+    await context.stderr.line(
+      `Open the link above once, in one tab, at exactly http://${authority}/ (another name ` +
+        "such as localhost is refused); a new tab needs a new serve.",
+    );
     await server.finished;
     return 0;
   } finally {

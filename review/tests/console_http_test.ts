@@ -10,7 +10,7 @@ import {
   assertStrictEquals,
 } from "../../tests/support/assert.ts";
 import { rawExchange, serveBeacon } from "../../tests/support/serve.ts";
-import { review, startConsole } from "./support.ts";
+import { consoleCsrf, review, startConsole } from "./support.ts";
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
   "img-src 'none'; font-src 'none'; media-src 'none'; object-src 'none'; frame-src 'none'; " +
@@ -23,7 +23,7 @@ function assertHardened(response: Response, where: string): void {
   assertStrictEquals(response.headers.get("cache-control"), "no-store", where);
 }
 
-Deno.test("the console needs its token, a same-origin Origin and a page's CSRF token", async () => {
+Deno.test("the console needs its session, a same-origin Origin and a page's CSRF token", async () => {
   const served = await serveBeacon();
   const submitted = await fetch(`${served.url}/beacon/0.1/submissions`, {
     method: "POST",
@@ -33,7 +33,28 @@ Deno.test("the console needs its token, a same-origin Origin and a page's CSRF t
   const id = String((await submitted.json()).receipt.id);
   const console = await startConsole(served.databaseUrl);
   try {
-    const auth = { authorization: `Bearer ${console.token}` };
+    // The printed URL carries a one-time code in the fragment, which is never sent to a server.
+    assertStrictEquals(new URL(console.url).hash, `#code=${console.code}`);
+    // The code is no credential for the API itself.
+    const withCode = await fetch(`${console.origin}/api/queue`, {
+      headers: { authorization: `Bearer ${console.code}` },
+    });
+    assertStrictEquals(withCode.status, 401);
+    await withCode.body?.cancel();
+    const token = await console.session();
+    const auth = { authorization: `Bearer ${token}` };
+    // Spent: a second exchange of the same code gives nothing.
+    const again = await fetch(`${console.origin}/api/session`, {
+      method: "POST",
+      headers: {
+        origin: console.origin,
+        "x-csrf-token": await consoleCsrf(console.origin),
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ code: console.code }),
+    });
+    assertStrictEquals(again.status, 401);
+    assertMatch((await again.json()).error, /spent/);
     // Without the token: 401 and nothing shown, on every API route.
     for (
       const path of [
@@ -55,26 +76,28 @@ Deno.test("the console needs its token, a same-origin Origin and a page's CSRF t
         assertStrictEquals(await response.text(), "unauthorized");
       }
     }
-    // The old link form (token in the query, so in logs and history) is refused.
-    const query = await fetch(`${console.origin}/?token=${console.token}`, { redirect: "manual" });
+    // A code in the query (so in logs and history) is refused.
+    const query = await fetch(`${console.origin}/?code=${console.code}`, { redirect: "manual" });
     assertStrictEquals(query.status, 400);
     await query.body?.cancel();
-    // A foreign Host (DNS rebinding) is refused, on every route.
-    const rebound = await rawExchange(console.origin, [
-      `GET /api/queue HTTP/1.1\r\nHost: attacker.example\r\nAuthorization: Bearer ${console.token}` +
-      `\r\nConnection: close\r\n\r\n`,
-    ]);
-    assertStrictEquals(rebound.status, 401);
+    // A foreign Host (DNS rebinding, or localhost typed by hand) is refused on every route, with
+    // the address to open instead: 421 Misdirected Request, not a credential problem.
+    for (const host of ["attacker.example", `localhost:${new URL(console.origin).port}`]) {
+      const rebound = await rawExchange(console.origin, [
+        `GET /api/queue HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${token}` +
+        `\r\nConnection: close\r\n\r\n`,
+      ]);
+      assertStrictEquals(rebound.status, 421, host);
+      assert(rebound.body.startsWith(`open the console at ${console.origin}/ `), rebound.body);
+    }
 
-    // The printed URL carries the token in the fragment, which is never sent to a server.
-    assertStrictEquals(new URL(console.url).hash, `#token=${console.token}`);
     // The page shell holds no data and needs no token; no answer ever sets a cookie.
     const page = await fetch(`${console.origin}/`);
     assertStrictEquals(page.status, 200);
     assertHardened(page, "page");
     assertStrictEquals(page.headers.get("set-cookie"), null);
     const html = await page.text();
-    assert(!html.includes(console.token), "the page never holds the access token");
+    assert(!html.includes(token), "the page never holds the session credential");
     const csrf = /<meta name="csrf-token" content="([A-Za-z0-9_-]{43})">/.exec(html)![1];
     assertMatch(html, /<script type="module" src="\/static\/console\.js"><\/script>/);
     assert(!/<script>|\sstyle=|\son\w+=/.test(html), "no inline script, style or handler");
@@ -200,6 +223,69 @@ Deno.test("review serve binds to loopback only unless told otherwise", async () 
     assertStrictEquals(run.code, 2);
     assertMatch(run.stderr, /Cannot serve on 0\.0\.0\.0: the console binds to 127\.0\.0\.1 only/);
   } finally {
+    await served.close();
+  }
+});
+
+Deno.test("an oversized POST is refused while it is read: the rest is never read", async () => {
+  const served = await serveBeacon();
+  const console = await startConsole(served.databaseUrl);
+  try {
+    const token = await console.session();
+    const { hostname, port } = new URL(console.origin);
+    const connection = await Deno.connect({ hostname, port: Number(port) });
+    const encoder = new TextEncoder();
+    await connection.write(encoder.encode(
+      `POST /api/event HTTP/1.1\r\nHost: ${hostname}:${port}\r\n` +
+        `Authorization: Bearer ${token}\r\nOrigin: ${console.origin}\r\n` +
+        `X-CSRF-Token: ${await consoleCsrf(console.origin)}\r\n` +
+        "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+    ));
+    // The answer, read while the body is being sent.
+    let answer = "";
+    let sentWhenAnswered: number | undefined;
+    let sent = 0;
+    const reading = (async () => {
+      const buffer = new Uint8Array(4096);
+      for (;;) {
+        const n = await connection.read(buffer).catch(() => null);
+        if (n === null) return;
+        if (sentWhenAnswered === undefined) sentWhenAnswered = sent;
+        answer += new TextDecoder().decode(buffer.subarray(0, n));
+      }
+    })();
+    // 20 MB in chunks of 64 KiB, a JSON string that never ends; the client stops when the
+    // server has closed the connection (a write fails) or it has sent everything.
+    const TOTAL = 20 * 1024 * 1024;
+    const chunk = encoder.encode(`10000\r\n${'"'.padEnd(0x10000, "a")}\r\n`);
+    let refused = false;
+    while (sent < TOTAL) {
+      try {
+        await connection.write(chunk);
+      } catch {
+        refused = true;
+        break;
+      }
+      sent += 0x10000;
+    }
+    if (!refused) {
+      try {
+        await connection.write(encoder.encode("0\r\n\r\n"));
+      } catch {
+        refused = true;
+      }
+    }
+    await reading;
+    connection.close();
+    assertMatch(answer, /^HTTP\/1\.1 413 /);
+    assertMatch(answer, /"error":"the body is over 16384 bytes"/);
+    assert(
+      sentWhenAnswered !== undefined && sentWhenAnswered < TOTAL,
+      `answered at ${sentWhenAnswered}`,
+    );
+    assert(refused, `the server read all ${sent} bytes instead of closing the connection`);
+  } finally {
+    await console.stop();
     await served.close();
   }
 });

@@ -1,6 +1,6 @@
 /**
- * The console's access token never reaches another server on loopback (issue 19, item 5), in
- * real Chromium (playwright-core): the token arrives in the URL fragment, the page keeps it in
+ * The console's credentials never reach another server on loopback (issue 19, item 5), in
+ * real Chromium (playwright-core): a one-time code arrives in the URL fragment and is spent for a session credential kept in
  * sessionStorage and sends it as a header to its own origin only. No cookie is set for
  * 127.0.0.1, and a neighbour listening on another 127.0.0.1 port, visited in the same browser
  * (its page and its favicon), receives no request that carries the token anywhere.
@@ -56,16 +56,24 @@ Deno.test({
       });
       await page.goto(console.url);
       await page.locator("#queue li").first().waitFor();
-      // The fragment is gone from the address bar; the token never was in a request line.
+      // The fragment is gone from the address bar; the code never was in a request line.
       assertStrictEquals(new URL(page.url()).hash, "");
-      assert(consoleRequests.every((request) => !request.url.includes(console.token)));
-      // It went out as a header, to the console's own API only.
+      assert(consoleRequests.every((request) => !request.url.includes(console.code)));
+      // The session credential went out as a header, to the console's own API only.
+      const token = String(
+        await page.evaluate(() =>
+          (globalThis as unknown as { sessionStorage: Storage }).sessionStorage.getItem(
+            "beacon-console-session",
+          )
+        ),
+      );
       const api = consoleRequests.filter((request) =>
-        new URL(request.url).pathname.startsWith("/api/")
+        new URL(request.url).pathname.startsWith("/api/") &&
+        new URL(request.url).pathname !== "/api/session"
       );
       assert(api.length > 0);
       for (const request of api) {
-        assertStrictEquals(request.headers.authorization, `Bearer ${console.token}`);
+        assertStrictEquals(request.headers.authorization, `Bearer ${token}`);
       }
       // A reload keeps working from sessionStorage.
       await page.reload();
@@ -79,7 +87,8 @@ Deno.test({
       await page.goto(neighbourUrl + "again");
       assert(seen.length >= 3, `the neighbour was reached: ${seen.length}`);
       for (const request of seen) {
-        assert(!request.includes(console.token), `the neighbour saw the token:\n${request}`);
+        assert(!request.includes(token), `the neighbour saw the session:\n${request}`);
+        assert(!request.includes(console.code), `the neighbour saw the code:\n${request}`);
         assert(
           !/^cookie\n/im.test(request.replaceAll(",", "\n")),
           `a cookie was sent:\n${request}`,

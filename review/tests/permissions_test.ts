@@ -5,6 +5,7 @@
  */
 import { reviewPermissionFlags } from "../permissions.ts";
 import { assert, assertEquals } from "../../tests/support/assert.ts";
+import { fill, review, tempDatabase, text } from "./support.ts";
 
 function flags(args: string[], env: Record<string, string> = {}): Map<string, string> {
   const list = reviewPermissionFlags({
@@ -67,4 +68,31 @@ Deno.test("a remote database: that host only, no files to write, no native drive
     flags(["serve", "--database", "http://127.0.0.1:8080"]).get("--allow-net"),
     "127.0.0.1:8080,127.0.0.1",
   );
+});
+
+Deno.test("an empty --out grants nothing, and export refuses it as a usage error", async () => {
+  const exported = flags(["export", "--out", "", "--database", "file:/d/b.db"]);
+  assertEquals(exported.get("--allow-write"), "/d");
+  const store = await tempDatabase();
+  await fill(store, [text("one")]);
+  const run = await review(store, ["export", "--out", ""]);
+  assertEquals(run.code, 2);
+  assert(run.stderr.startsWith("error: Cannot parse --out: give the file to write"), run.stderr);
+});
+
+Deno.test("a database URL is decoded and resolved once: the grant is the folder opened", async () => {
+  // As written, the path seems to be under /tmp/x; decoded once and resolved, it is /tmp's file.
+  const list = flags(["list", "--database", "file:/tmp/x/nx%2F..%2F..%2Fbeacon.db"]);
+  assertEquals(list.get("--allow-write"), "/tmp");
+  assert(list.get("--allow-read")!.split(",").includes("/tmp"));
+  assert(!list.get("--allow-read")!.includes(".."), "no unresolved segment is granted");
+  // Decoded once: a %25 stays a percent sign in the file's name, in the folder as written.
+  assertEquals(flags(["list", "--database", "file:/d/a%252Fb.db"]).get("--allow-write"), "/d");
+  // And the tool, run with exactly those permissions, opens that very file.
+  const root = await Deno.makeTempDir();
+  await Deno.mkdir(`${root}/x/nx`, { recursive: true });
+  await fill({ url: `file:${root}/beacon.db` }, [text("resolved ok")]);
+  const run = await review(`file:${root}/x/nx%2F..%2F..%2Fbeacon.db`, ["list"]);
+  assertEquals(run.code, 0, run.stderr);
+  assert(run.stdout.includes("resolved ok"), run.stdout);
 });

@@ -265,7 +265,7 @@ Deno.test("serve on Node runs under the permission model: no process, no worker,
   ]);
   try {
     // The console answers from the Node process, through the server's node:http adapter.
-    await assertConsoleServes(serving.origin, serving.token, 1);
+    await assertConsoleServes(serving.origin, await serving.session(), 1);
     // The process that serves is the launcher's child; its command line is its permissions.
     const children = (await Deno.readTextFile(`/proc/${serving.pid}/task/${serving.pid}/children`))
       .trim().split(/\s+/);
@@ -315,7 +315,7 @@ Deno.test("serve on Bun: the same console, stopped by SIGTERM", async () => {
     store.url,
   ]);
   try {
-    await assertConsoleServes(serving.origin, serving.token, 2);
+    await assertConsoleServes(serving.origin, await serving.session(), 2);
   } finally {
     const stopped = await serving.stop();
     assertStrictEquals(stopped.code, 0, `stopped cleanly on SIGTERM: ${stopped.stderr}`);
@@ -326,9 +326,93 @@ Deno.test("serve on Deno: a second signal while it closes still ends it with sta
   const store = await tempDatabase();
   await fill(store, [text("one")]);
   const serving = await startConsole(store.url);
-  await assertConsoleServes(serving.origin, serving.token, 1);
+  await assertConsoleServes(serving.origin, await serving.session(), 1);
   // SIGINT, then at once SIGTERM (as `deno task review`'s launcher forwards a Ctrl-C).
   Deno.kill(serving.pid, "SIGINT");
   const stopped = await serving.stop();
   assertStrictEquals(stopped.code, 0, `stopped cleanly (${stopped.code}): ${stopped.stderr}`);
+});
+
+/** Every process under `pid`, from /proc, depth first. */
+async function descendants(pid: number): Promise<number[]> {
+  const text = await Deno.readTextFile(`/proc/${pid}/task/${pid}/children`).catch(() => "");
+  const children = text.trim() === "" ? [] : text.trim().split(/\s+/).map(Number);
+  const all: number[] = [];
+  for (const child of children) all.push(child, ...await descendants(child));
+  return all;
+}
+
+/** Whether `pid` still runs (a zombie, ended but not yet reaped, does not). */
+async function running(pid: number): Promise<boolean> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`).catch(() => undefined);
+  return stat !== undefined && !/^\d+ \(.*\) Z /.test(stat);
+}
+
+Deno.test("serve on every runtime: SIGTERM or SIGINT to the top PID ends every process and frees the port", async () => {
+  await ensurePackages();
+  await build("package");
+  const store = await tempDatabase();
+  await fill(store, [text("one")]);
+  const nodeOnly = await onlyOnPath({ node: await nodeExecutable(), npm: "npm" });
+  const bunOnly = await onlyOnPath({ bun: await bunExecutable() });
+  const serve = ["serve", "--database", store.url];
+  const commands: [string, string, string[], Record<string, string>][] = [
+    ["npm run review -- serve", `${nodeOnly}/npm`, ["run", "-s", "review", "--", ...serve], {
+      PATH: nodeOnly,
+    }],
+    [
+      "beacon-review serve (Node)",
+      `${nodeOnly}/node`,
+      [`${ROOT}/dist/beacon-review.mjs`, ...serve],
+      {
+        PATH: nodeOnly,
+      },
+    ],
+    ["bun run review serve", `${bunOnly}/bun`, ["run", "review", ...serve], { PATH: bunOnly }],
+    ["deno task review serve", Deno.execPath(), ["task", "review", ...serve], {}],
+  ];
+  for (const [name, command, args, env] of commands) {
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      const what = `${name}, ${signal}`;
+      console.log(what);
+      const serving = await serveWith(command, args, env);
+      const under = await descendants(serving.pid);
+      assert(under.length >= 1, `${what}: the console runs under the top process`);
+      await assertConsoleServes(serving.origin, await serving.session(), 1);
+      Deno.kill(serving.pid, signal); // the top PID only, as a terminal or a supervisor does
+      await serving.ended();
+      // Every process that was under it ends (the bound only keeps a broken run from hanging).
+      for (let round = 0; round < 200; round++) {
+        const left = [];
+        for (const pid of under) if (await running(pid)) left.push(pid);
+        if (left.length === 0) break;
+        if (round === 199) throw new Error(`${what}: still running: ${left.join(", ")}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const { hostname, port } = new URL(serving.origin);
+      const refused = await Deno.connect({ hostname, port: Number(port) }).then(
+        (connection) => {
+          connection.close();
+          return false;
+        },
+        (error) => error instanceof Deno.errors.ConnectionRefused,
+      );
+      assert(refused, `${what}: the port is free`);
+    }
+  }
+});
+
+Deno.test("Node says a missing database folder does not exist, as Deno and Bun do", async () => {
+  await build("package");
+  const missing = `file:${await Deno.makeTempDir()}/not-here/x.db`;
+  const node = await runTool(await nodeExecutable(), [
+    `${ROOT}/dist/beacon-review.mjs`,
+    "list",
+    "--database",
+    missing,
+  ]);
+  const deno = await review(missing, ["list"]);
+  assertStrictEquals(node.code, 1);
+  assertStrictEquals(node.stderr, `error: Cannot open the database: ${missing} does not exist\n`);
+  assertStrictEquals(node.stderr, deno.stderr);
 });

@@ -8,7 +8,7 @@ import { openForAppending } from "../database.ts";
 import { queuePage } from "../queries.ts";
 import { catchUpIndex, prepareSearch, searchCondition } from "../search.ts";
 import { assertEquals, assertStrictEquals } from "../../tests/support/assert.ts";
-import { fill, tempDatabase, text } from "./support.ts";
+import { fill, message, review, startConsole, tempDatabase, text } from "./support.ts";
 
 const SPELLINGS = {
   plain: "Send your paypal password here",
@@ -105,4 +105,41 @@ Deno.test("search: an index built before folding is rebuilt once, then extended"
     await review.close();
   }
   await Deno.remove(database.directory, { recursive: true });
+});
+
+Deno.test("list --search finds what the console's search finds, before and after its index", async () => {
+  const database = await tempDatabase();
+  await fill(database, [
+    ...Object.values(SPELLINGS).map((body) => text(body)),
+    message({ subject: "Your p\u0430yp\u0430l account", body: "Verify it." }),
+    text("nothing to see"),
+  ]);
+  const listed = async () => {
+    const run = await review(database, ["list", "--search", "paypal", "--json"]);
+    assertStrictEquals(run.code, 0, run.stderr);
+    return JSON.parse(run.stdout).map((item: { id: string }) => item.id).sort();
+  };
+  // No console has searched yet: list folds every row into its own temporary index, and leaves
+  // the database as it was (a reading command never writes).
+  const before = await listed();
+  assertStrictEquals(before.length, 6);
+  const console = await startConsole(database.url);
+  let found: string[];
+  try {
+    const response = await fetch(`${console.origin}/api/queue?q=paypal`, {
+      headers: { authorization: `Bearer ${await console.session()}` },
+    });
+    found = (await response.json()).items.map((item: { id: string }) => item.id).sort();
+  } finally {
+    await console.stop();
+  }
+  assertEquals(before, found);
+  // The console's index now exists; a row after it is found through the temporary one.
+  await fill(database, [text("late p\u0430ypal"), text("late other")]);
+  const after = await listed();
+  assertStrictEquals(after.length, 7);
+  assertEquals(after.filter((id: string) => !found.includes(id)).length, 1);
+  // A usage error for an empty search.
+  const empty = await review(database, ["list", "--search", " "]);
+  assertStrictEquals(empty.code, 2);
 });

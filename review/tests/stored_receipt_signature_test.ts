@@ -203,7 +203,7 @@ Deno.test("show and the console report a stored signature, a missing one and a f
     try {
       const item = async (id: string) => {
         const response = await fetch(`${console.origin}/api/item?id=${id}`, {
-          headers: { authorization: `Bearer ${console.token}` },
+          headers: { authorization: `Bearer ${await console.session()}` },
         });
         assertEquals(response.status, 200);
         return (await response.json()).integrity;

@@ -222,14 +222,22 @@ export function assertRunInert(run: Run): void {
 export interface RunningConsole {
   /** The process started (on Node, the launcher whose child serves). */
   readonly pid: number;
-  /** The URL it printed, with the access token. */
+  /** The URL it printed, with the one-time code. */
   readonly url: string;
   /** `http://127.0.0.1:PORT` */
   readonly origin: string;
-  /** The access token. */
-  readonly token: string;
+  /** The one-time code of the printed URL. */
+  readonly code: string;
+  /**
+   * A session credential, for a test that calls the API without a browser: the code exchanged
+   * the first time (as the page does), the same credential after. A browser can then no longer
+   * use the printed URL.
+   */
+  session(): Promise<string>;
   /** Stops it (SIGTERM) and returns its exit status and stderr. */
   stop(): Promise<{ code: number; stderr: string }>;
+  /** Waits for it to end by itself, and returns its exit status and stderr. */
+  ended(): Promise<{ code: number; stderr: string }>;
 }
 
 /**
@@ -276,17 +284,28 @@ export async function serveWith(
     printed += value;
   }
   reader.releaseLock();
-  const match = /(http:\/\/127\.0\.0\.1:\d+)\/#token=([A-Za-z0-9_-]{43})/.exec(printed);
+  const match = /(http:\/\/127\.0\.0\.1:\d+)\/#code=([A-Za-z0-9_-]{43})/.exec(printed);
   if (match === null) {
     child.kill("SIGTERM");
     await child.status;
     throw new Error(`review serve did not start: ${printed} ${await stderr}`);
   }
+  const origin = match[1];
+  let session: Promise<string> | undefined;
   return {
     pid: child.pid,
     url: match[0],
-    origin: match[1],
-    token: match[2],
+    origin,
+    code: match[2],
+    session() {
+      session ??= exchangeCode(origin, match[2]);
+      return session;
+    },
+    async ended() {
+      await child.stdout.cancel().catch(() => {});
+      const status = await child.status;
+      return { code: status.code, stderr: await stderr };
+    },
     async stop() {
       try {
         child.kill("SIGTERM");
@@ -298,6 +317,33 @@ export async function serveWith(
       return { code: status.code, stderr: await stderr };
     },
   };
+}
+
+/** A CSRF token of a page the console at `origin` served. */
+export async function consoleCsrf(origin: string): Promise<string> {
+  const html = await (await fetch(`${origin}/`)).text();
+  const csrf = /name="csrf-token" content="([A-Za-z0-9_-]+)"/.exec(html)?.[1];
+  assert(csrf !== undefined, "the page carries a CSRF token");
+  return csrf;
+}
+
+/**
+ * Exchanges a console's one-time code for its session credential, as the page does: a POST to
+ * `/api/session` from the console's own origin with a served page's CSRF token.
+ */
+export async function exchangeCode(origin: string, code: string): Promise<string> {
+  const response = await fetch(`${origin}/api/session`, {
+    method: "POST",
+    headers: {
+      origin,
+      "content-type": "application/json",
+      "x-csrf-token": await consoleCsrf(origin),
+    },
+    body: JSON.stringify({ code }),
+  });
+  const body = await response.json();
+  assert(response.status === 200, `the code was refused: ${JSON.stringify(body)}`);
+  return String(body.session);
 }
 
 /**

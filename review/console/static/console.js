@@ -6,17 +6,44 @@
 
 const csrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
 
-// The access token arrives in the URL fragment, which no browser sends to a server. It is kept
-// in sessionStorage (this origin and port only, this tab only), the fragment is cleared, and it
-// goes out only as a request header to this origin. Never in a cookie: cookies are not bound to
-// a port, so any other server on 127.0.0.1 would receive them.
-const TOKEN_KEY = "beacon-console-token";
-const fromFragment = new URLSearchParams(location.hash.slice(1)).get("token");
-if (fromFragment !== null) {
-  sessionStorage.setItem(TOKEN_KEY, fromFragment);
-  history.replaceState(null, "", location.pathname);
+// The link review serve prints carries a one-time code in its fragment, which no browser sends
+// to a server but every browser keeps in its history. The page spends it at once: it posts it
+// to /api/session for a session credential, kept in sessionStorage (this origin and port only,
+// this tab only) and sent only as a request header to this origin, and clears the fragment.
+// What the history keeps is then a spent code. Never a cookie: cookies are not bound to a port,
+// so any other server on 127.0.0.1 would receive them.
+const SESSION_KEY = "beacon-console-session";
+const fromFragment = new URLSearchParams(location.hash.slice(1)).get("code");
+if (fromFragment !== null) history.replaceState(null, "", location.pathname);
+
+/** The session credential: this tab's, or the one the link's code is exchanged for. */
+async function openSession() {
+  if (fromFragment !== null) {
+    const response = await fetch("/api/session", {
+      method: "POST",
+      credentials: "omit",
+      headers: { "content-type": "application/json", "x-csrf-token": csrf },
+      body: JSON.stringify({ code: fromFragment }),
+    });
+    const value = await response.json().catch(() => ({}));
+    if (response.ok) {
+      sessionStorage.setItem(SESSION_KEY, value.session);
+      return value.session;
+    }
+    // A spent code, with a session of this tab's still kept: a reload of the link.
+    if (sessionStorage.getItem(SESSION_KEY) === null) {
+      throw new Error(value.error ?? `HTTP ${response.status}`);
+    }
+  }
+  const kept = sessionStorage.getItem(SESSION_KEY);
+  if (kept === null) {
+    throw new Error(
+      "no session in this tab: open the link review serve printed (each link works once)",
+    );
+  }
+  return kept;
 }
-const accessToken = sessionStorage.getItem(TOKEN_KEY) ?? "";
+let accessToken = "";
 const queueList = document.getElementById("queue");
 const itemView = document.getElementById("item");
 const statusBar = document.getElementById("status");
@@ -31,8 +58,7 @@ const helpDialog = document.getElementById("help");
  * marked since moved from the new phase of the queue to the done phase) adds nothing twice.
  * `chosen` is the bulk selection, by id. `generation` grows with each fresh load of the queue,
  * so an answer to an older request is dropped; `loading` is the one page load in flight, which
- * every caller shares; `view` numbers item requests, so only the latest one is drawn; `busy`
- * is set while marks are being recorded, so a key held down marks each item once.
+ * every caller shares; `view` numbers item requests. Marks wait in `marks` (below).
  */
 const state = {
   items: [],
@@ -44,7 +70,6 @@ const state = {
   generation: 0,
   loading: null,
   view: 0,
-  busy: false,
 };
 
 /** The statuses, each with its key and button (one table for keys, buttons, legend, help). */
@@ -58,16 +83,27 @@ const STATUSES = [
 
 /** Every key the page answers: what the legend and the help show, and what it runs. */
 const KEYS = [
-  { keys: ["j", "ArrowDown"], shown: "j", label: "next", run: () => move(1) },
-  { keys: ["k", "ArrowUp"], shown: "k", label: "previous", run: () => move(-1) },
+  { keys: ["j", "ArrowDown"], shown: "j", label: "next", run: (key) => move(1, key) },
+  { keys: ["k", "ArrowUp"], shown: "k", label: "previous", run: (key) => move(-1, key) },
   ...STATUSES.map((entry) => ({
     keys: [entry.key],
     shown: entry.key,
     label: entry.short,
-    run: () => state.chosen.size > 0 ? markChosen(entry.status) : mark(entry.status),
+    run: (key) => state.chosen.size > 0 ? markChosen(entry.status, key) : mark(entry.status, key),
   })),
-  { keys: ["x"], shown: "x", label: "select", run: () => toggleChosen(state.selected) },
-  { keys: ["n"], shown: "n", label: "note", run: () => openNote(undefined) },
+  {
+    keys: ["x"],
+    shown: "x",
+    label: "select",
+    run: (key) =>
+      state.items[state.selected] ? toggleChosen(state.selected) : refuse(key, "nothing to select"),
+  },
+  {
+    keys: ["n"],
+    shown: "n",
+    label: "note",
+    run: (key) => state.item ? openNote(undefined) : refuse(key, "no submission is shown"),
+  },
   { keys: ["/"], shown: "/", label: "search", run: () => focusSearch() },
   { keys: ["?"], shown: "?", label: "help", run: () => toggleHelp() },
 ];
@@ -149,6 +185,16 @@ function filterQuery(extra = {}) {
   return params.toString();
 }
 
+/** What look-alike words read as (their UTS #39 skeletons, as the search folds them). */
+function readsAsLine(words) {
+  const line = el("div", { class: "reads-as" }, ["reads as: "]);
+  words.forEach((word, i) => {
+    if (i > 0) line.append(", ");
+    line.append(inline(word));
+  });
+  return line;
+}
+
 function chip(status) {
   return el("span", { class: `chip status-${status}` }, [status]);
 }
@@ -173,16 +219,29 @@ function queueEntry(item, index) {
   box.addEventListener("change", () => toggleChosen(index));
   const meta = el("div", { class: "meta" }, [
     el("span", { class: "id" }, [item.id.slice(0, 12)]),
-    el("time", {}, [item.receivedAt.slice(0, 16).replace("T", " ")]),
-    `${item.surface}/${item.kind} sig:${item.signer}`,
-    chip(item.status),
-    item.flagged ? el("span", { class: "flag" }, ["escaped characters"]) : "",
+    el("time", {}, [item.receivedAt.slice(5, 16).replace("T", " ")]),
+    el("span", { class: "type" }, [
+      `${item.surface === "native" ? "nat" : item.surface}/${
+        item.kind === "structured" ? "msg" : "text"
+      } sig:${item.signer}`,
+    ]),
+    item.pendingStatus === undefined ? chip(item.status) : el(
+      "span",
+      { class: `chip pending status-${item.pendingStatus}`, title: "being recorded" },
+      [
+        `${item.pendingStatus}…`,
+      ],
+    ),
+    item.flagged ? el("span", { class: "flag", title: "escaped characters" }, ["!"]) : "",
     item.redacted ? el("span", { class: "flag" }, ["redacted"]) : "",
   ]);
   const preview = el("div", { class: "preview" });
   if (item.sender) preview.append(inline(item.sender), " · ");
   preview.append(inline(item.preview));
-  li.append(box, el("div", { class: "entry" }, [meta, preview]));
+  const children = [meta, preview];
+  if (item.readsAs?.length > 0) children.push(readsAsLine(item.readsAs));
+  if (item.failed) children.push(el("div", { class: "failed" }, [item.failed]));
+  li.append(box, el("div", { class: "entry" }, children));
   li.addEventListener("click", async () => {
     await select(index);
     if (narrow.matches) itemView.scrollIntoView({ block: "start" });
@@ -387,6 +446,12 @@ function drawHistory(item) {
 }
 
 function drawItem(item) {
+  // A note being written stays, with its focus, when the same item is drawn again (after a
+  // mark of it was recorded).
+  const writing = document.getElementById("note-area");
+  const keepNote = writing !== null && writing.childElementCount > 0 &&
+    itemView.dataset.id === item.id;
+  const focused = document.activeElement;
   const fields = el("dl", { class: "fields" });
   for (const field of item.fields) {
     fields.append(el("dt", {}, [field.label]), el("dd", {}, [segmentLines(field.value, "value")]));
@@ -404,7 +469,7 @@ function drawItem(item) {
     button("Previous", () => move(-1), "k"),
     button("Next", () => move(1), "j"),
     ...STATUSES.map((entry) =>
-      button(entry.label, () => mark(entry.status), entry.key, {
+      button(entry.label, () => mark(entry.status, undefined, item.id), entry.key, {
         class: `status-button status-${entry.status}`,
         "aria-pressed": item.status === entry.status ? "true" : "false",
       })
@@ -417,6 +482,7 @@ function drawItem(item) {
   ]);
   const children = [title, actions];
   if (item.warning) children.push(el("p", { class: "warning" }, [item.warning]));
+  if (item.readsAs?.length > 0) children.push(readsAsLine(item.readsAs));
   if (item.redaction) {
     const redaction = el("p", { class: "warning" }, [
       `Content redacted ${item.redaction.createdAt} by `,
@@ -433,13 +499,15 @@ function drawItem(item) {
     item.history.length === 0
       ? el("p", { class: "empty" }, ["No review event yet."])
       : drawHistory(item),
-    el("div", { id: "note-area" }),
+    keepNote ? writing : el("div", { id: "note-area" }),
     el("h3", {}, ["Receipt"]),
     fields,
     el("h3", {}, ["Integrity"]),
     integrity,
   );
   itemView.replaceChildren(...children);
+  itemView.dataset.id = item.id;
+  if (keepNote && writing.contains(focused)) focused.focus();
 }
 
 function openNote(supersedes, number) {
@@ -471,7 +539,12 @@ function openNote(supersedes, number) {
   text.focus();
 }
 
-async function select(index) {
+/**
+ * Selects an entry at once (the highlight moves, so the next key is captured on it) and shows
+ * it in the item pane. One item request is in flight at a time: keys pressed faster than the
+ * answers come skip the entries passed by, and only the latest selection is drawn.
+ */
+function select(index) {
   if (index < 0 || index >= state.items.length) return;
   state.selected = index;
   for (const li of queueList.children) {
@@ -483,85 +556,208 @@ async function select(index) {
     else box?.removeAttribute("aria-keyshortcuts");
   }
   queueList.children[index]?.scrollIntoView({ block: "nearest" });
-  const view = ++state.view;
-  try {
-    const item = await api(`/api/item?id=${encodeURIComponent(state.items[index].id)}`);
-    if (view !== state.view) return;
-    state.item = item;
-    drawItem(item);
-  } catch (error) {
-    say(`Cannot load the submission: ${error.message}`);
+  // Not awaited: the next key is captured on the new selection at once, whatever the pane does.
+  showSelected();
+}
+
+let itemLoading = null;
+let itemWanted = false;
+
+function showSelected() {
+  if (itemLoading !== null) {
+    itemWanted = true;
+    return itemLoading;
+  }
+  itemView.setAttribute("aria-busy", "true");
+  itemLoading = (async () => {
+    do {
+      itemWanted = false;
+      const entry = state.items[state.selected];
+      if (!entry) break;
+      try {
+        const item = await api(`/api/item?id=${encodeURIComponent(entry.id)}`);
+        if (state.items[state.selected]?.id === item.id) {
+          state.item = item;
+          drawItem(item);
+        }
+      } catch (error) {
+        say(`Cannot load the submission: ${error.message}`);
+      }
+    } while (itemWanted);
+  })().finally(() => {
+    itemLoading = null;
+    itemView.removeAttribute("aria-busy");
+  });
+  return itemLoading;
+}
+
+/** Says that a key did nothing, and why: no key is ever dropped without a word. */
+function refuse(key, why) {
+  say(`${key}: ${why}`);
+  statusBar.classList.add("refused");
+}
+
+async function move(step, key) {
+  const target = state.selected + step;
+  if (target >= state.items.length && state.next !== null) await loadMore();
+  if (target >= 0 && target < state.items.length) return select(target);
+  if (key !== undefined) {
+    refuse(key, step > 0 ? "this is the last submission shown" : "this is the first submission");
   }
 }
 
-async function move(step) {
-  const target = state.selected + step;
-  if (target >= state.items.length && state.next !== null) await loadMore();
-  if (target >= 0 && target < state.items.length) await select(target);
+/**
+ * The marks waiting to be recorded, in the order their keys were pressed, each with the id of
+ * the entry it was pressed on. One is recorded at a time; the entry shows the status it will
+ * get (`pending`) until the answer, and the counts change only then.
+ */
+const marks = { waiting: [], pending: new Map(), running: false, keys: 0 };
+
+function drawPending() {
+  const count = marks.waiting.length + (marks.running ? 1 : 0);
+  // Busy while a key waits its turn or a mark is being recorded.
+  if (count + marks.keys > 0) document.body.setAttribute("aria-busy", "true");
+  else document.body.removeAttribute("aria-busy");
+  document.getElementById("pending").textContent = count === 0
+    ? ""
+    : `${count} mark${count === 1 ? "" : "s"} pending`;
 }
 
-function setStatus(id, status) {
-  const index = state.items.findIndex((item) => item.id === id);
-  if (index < 0) return;
-  state.items[index].status = status;
-  redrawEntry(index);
+/** Queues `status` for each of `ids`; `batch` groups a bulk mark for its one message. */
+function queueMarks(ids, status, batch) {
+  for (const id of ids) {
+    marks.waiting.push({ id, status, batch });
+    marks.pending.set(id, (marks.pending.get(id) ?? 0) + 1);
+    const index = state.items.findIndex((item) => item.id === id);
+    if (index >= 0) {
+      state.items[index].pendingStatus = status;
+      redrawEntry(index);
+    }
+  }
+  drawPending();
+  drain();
 }
 
+let countsLoading = null;
+let countsWanted = false;
+/** The counts read again; one request at a time, and one more if asked for meanwhile. */
+function recount() {
+  if (countsLoading !== null) {
+    countsWanted = true;
+    return countsLoading;
+  }
+  countsLoading = (async () => {
+    do {
+      countsWanted = false;
+      await refreshCounts();
+    } while (countsWanted);
+  })().finally(() => countsLoading = null);
+  return countsLoading;
+}
+
+async function drain() {
+  if (marks.running) return;
+  marks.running = true;
+  try {
+    while (marks.waiting.length > 0) {
+      const mark = marks.waiting.shift();
+      let outcome;
+      try {
+        const result = await api("/api/event", { id: mark.id, status: mark.status });
+        outcome = { seq: result.seq };
+      } catch (error) {
+        outcome = { error: error.message };
+      }
+      const left = marks.pending.get(mark.id) - 1;
+      if (left === 0) marks.pending.delete(mark.id);
+      else marks.pending.set(mark.id, left);
+      const index = state.items.findIndex((item) => item.id === mark.id);
+      if (index >= 0) {
+        const item = state.items[index];
+        if (outcome.error === undefined) item.status = mark.status;
+        else item.failed = `${mark.status} not recorded: ${outcome.error}`;
+        if (left === 0) delete item.pendingStatus;
+        redrawEntry(index);
+      }
+      const short = mark.id.slice(0, 12);
+      if (mark.batch !== undefined) {
+        if (outcome.error === undefined) mark.batch.marked++;
+        else mark.batch.failed.push(mark.id);
+        if (mark.batch.marked + mark.batch.failed.length === mark.batch.total) {
+          const { marked, total, failed } = mark.batch;
+          if (failed.length === 0) {
+            say(`${marked} submission${marked === 1 ? "" : "s"} marked ${mark.status}`);
+          } else {
+            // The ones not marked stay selected, to try again.
+            for (const id of failed) state.chosen.add(id);
+            drawQueue();
+            refuse("bulk", `marked ${marked} of ${total} ${mark.status}; then: ${outcome.error}`);
+          }
+        }
+      } else if (outcome.error === undefined) {
+        statusBar.classList.remove("refused");
+        say(`${short}: marked ${mark.status} (review event ${outcome.seq})`);
+      } else refuse(short, `${mark.status} not recorded: ${outcome.error}`);
+      drawPending();
+      recount();
+      if (state.item?.id === mark.id && state.items[state.selected]?.id === mark.id) {
+        showSelected();
+      }
+    }
+  } finally {
+    marks.running = false;
+    drawPending();
+  }
+}
+
+/** A note or a corrected note, for the submission shown in the item pane. */
 async function act(body, done) {
-  const current = state.items[state.selected];
+  const current = state.item;
   if (!current) return false;
   try {
     const result = await api("/api/event", { id: current.id, ...body });
-    if (body.status) setStatus(current.id, body.status);
-    await Promise.all([refreshCounts(), select(state.items.indexOf(current))]);
+    await Promise.all([recount(), showSelected()]);
     say(`${current.id.slice(0, 12)}: ${done} (review event ${result.seq})`);
     return true;
   } catch (error) {
-    say(`Cannot record it: ${error.message}`);
+    refuse(current.id.slice(0, 12), `not recorded: ${error.message}`);
     return false;
   }
 }
 
-/** While marks are recorded, the page says so (`aria-busy`, and a progress cursor). */
-function setBusy(busy) {
-  state.busy = busy;
-  if (busy) document.body.setAttribute("aria-busy", "true");
-  else document.body.removeAttribute("aria-busy");
-}
-
-/** Marks the item in view; a key held down marks it once, not once per repeat. */
-async function mark(status) {
-  if (state.busy) return;
-  setBusy(true);
-  try {
-    const recorded = await act({ status }, `marked ${status}`);
-    if (recorded && status !== "new") await move(1);
-  } finally {
-    setBusy(false);
+/**
+ * A status key or button: marks the entry it was pressed on (the selection at that moment, or
+ * for a button the item it sits beside), and moves on to the next at once, so the next key
+ * lands on the entry now shown. The mark itself is queued and recorded in order.
+ */
+function mark(status, key, id) {
+  const target = id ?? state.items[state.selected]?.id;
+  if (target === undefined) return refuse(key ?? status, "no submission is selected");
+  queueMarks([target], status);
+  if (status !== "new") {
+    const index = state.items.findIndex((item) => item.id === target);
+    if (index + 1 < state.items.length || state.next !== null) {
+      return move(index + 1 - state.selected);
+    }
   }
 }
 
-/** Marks every selected submission: one review event each, as a single mark would make. */
-async function markChosen(status) {
-  if (state.busy || state.chosen.size === 0) return;
-  setBusy(true);
+/**
+ * Marks every selected submission (one review event each, as a single mark makes), and moves
+ * the selection off the entries just marked, so the next key lands on one the reviewer sees.
+ */
+function markChosen(status, key) {
+  if (state.chosen.size === 0) return refuse(key ?? status, "no submission is selected");
   const ids = [...state.chosen];
-  let marked = 0;
-  try {
-    for (const id of ids) {
-      await api("/api/event", { id, status });
-      state.chosen.delete(id);
-      setStatus(id, status);
-      marked++;
-    }
-    say(`${marked} submission${marked === 1 ? "" : "s"} marked ${status}`);
-  } catch (error) {
-    say(`Marked ${marked} of ${ids.length} ${status}; then: ${error.message}`);
-  } finally {
-    drawBulk();
-    await refreshCounts();
-    if (state.selected >= 0) await select(state.selected);
-    setBusy(false);
+  state.chosen.clear();
+  drawBulk();
+  queueMarks(ids, status, { total: ids.length, marked: 0, failed: [] });
+  const marked = new Set(ids);
+  if (marked.has(state.items[state.selected]?.id)) {
+    const next = state.items.findIndex((item, index) =>
+      index > state.selected && !marked.has(item.id)
+    );
+    if (next >= 0) return select(next);
   }
 }
 
@@ -670,17 +866,36 @@ async function runVerify() {
 const narrow = matchMedia("(max-width: 759px)");
 const keyActions = new Map(KEYS.flatMap((entry) => entry.keys.map((key) => [key, entry.run])));
 
+/**
+ * Keys run one after another, in the order pressed: most act at once, and one that must wait
+ * (j past the last entry loaded waits for the next page) holds back the keys after it, so each
+ * lands on the entry it was pressed on.
+ */
+let keys = Promise.resolve();
+
 document.addEventListener("keydown", (event) => {
   const target = event.target;
   const typing = target.tagName === "TEXTAREA" || target.tagName === "SELECT" ||
     (target.tagName === "INPUT" && target.type !== "checkbox");
   if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
-  if (helpDialog.open && event.key !== "?") return;
   const action = keyActions.get(event.key);
-  if (action) {
-    event.preventDefault();
-    action();
+  if (!action) return;
+  event.preventDefault();
+  if (helpDialog.open && event.key !== "?") {
+    refuse(event.key, "close the list of keys first (? or Esc)");
+    return;
   }
+  if (accessToken === "") {
+    refuse(event.key, "the console has no session in this tab");
+    return;
+  }
+  const key = event.key;
+  marks.keys++;
+  drawPending();
+  keys = keys.then(() => action(key)).catch((error) => refuse(key, error.message)).finally(() => {
+    marks.keys--;
+    drawPending();
+  });
 });
 
 filtersForm.addEventListener("submit", (event) => {
@@ -696,5 +911,11 @@ document.getElementById("help-button").addEventListener("click", toggleHelp);
 if (narrow.matches) filterPanel.open = false;
 
 drawKeys();
-loadIntegrity();
-reload();
+openSession().then((session) => {
+  accessToken = session;
+  loadIntegrity();
+  reload();
+}, (error) => {
+  itemView.replaceChildren(el("p", { class: "warning", id: "no-session" }, [error.message]));
+  say(error.message);
+});
