@@ -95,7 +95,7 @@ Deno.test("redact while the server runs and the console has searched: after ever
     const console = await startConsole(server.databaseUrl);
     try {
       const found = await fetch(`${console.origin}/api/queue?q=${WORD}`, {
-        headers: { authorization: `Bearer ${console.token}` },
+        headers: { authorization: `Bearer ${await console.session()}` },
       });
       assertStrictEquals(found.status, 200);
       assert((await found.text()).includes(id), "the console's search finds it");
