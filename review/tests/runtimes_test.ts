@@ -374,7 +374,6 @@ Deno.test("serve on every runtime: SIGTERM or SIGINT to the top PID ends every p
   for (const [name, command, args, env] of commands) {
     for (const signal of ["SIGTERM", "SIGINT"] as const) {
       const what = `${name}, ${signal}`;
-      console.log(what);
       const serving = await serveWith(command, args, env);
       const under = await descendants(serving.pid);
       assert(under.length >= 1, `${what}: the console runs under the top process`);
