@@ -154,6 +154,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         statements: store.statements,
         key: signingKey,
         now,
+        onIgnored: options.onError,
       });
       const interval = options.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS;
       if (interval !== "off") {

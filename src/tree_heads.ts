@@ -7,8 +7,9 @@
  *
  * When a head is signed:
  *
- * - at start, once the database is open, when the log grew since the last head this key signed;
- * - every `intervalMs` (`BEACON_CHECKPOINT_INTERVAL`, default 5 minutes) while it grows;
+ * - at start, once the database is open, when the log grew since the last head this key signed
+ *   (on a new store, the empty tree: RFC 9162 §2.1.1);
+ * - every `intervalMs` (`BEACON_CHECKPOINT_INTERVAL`, default 2 s) while it grows;
  * - at graceful shutdown ({@linkcode TreeHeadSchedule.stop}, called by `Beacon.close()`).
  *
  * The tree is built once per process: the first signing reads every row's four leaf columns in
@@ -17,7 +18,9 @@
  * and the root at every recorded checkpoint's size equal to that checkpoint's root. If either
  * fails, the store is known to be inconsistent (rows changed, inserted or removed under a head):
  * it never signs again in this process (a signature would vouch for the damage) and reports one
- * `TreeHeadRefused` error. Content digests are `review verify`'s to check: the tree commits to
+ * `TreeHeadRefused` error. A head row whose signature does not verify under the key it names is
+ * not a head: it is ignored (and reported once, `TreeHeadIgnored`), so a writer's garbage never
+ * stops the signer, and never served (`latest()` serves the largest head that verifies). Content digests are `review verify`'s to check: the tree commits to
  * each row's digest, not its bytes.
  *
  * Several instances on one database: the insert is one statement that appends only when no head
@@ -38,6 +41,7 @@ import {
   checkpointFromRow,
   type CheckpointRow,
   signCheckpoint,
+  verifyCheckpoint,
 } from "./signing/checkpoint.ts";
 import type { SigningKey } from "./signing/key.ts";
 import { leafHash, MerkleAccumulator, submissionLeafData } from "./signing/merkle.ts";
@@ -65,6 +69,21 @@ export class TreeHeadRefused extends Error {
   }
 }
 
+/**
+ * Passed to `onError` once per head row that is not a head: its signature does not verify under
+ * the key it names (a database writer appended it). Such a row is never served, never counts as
+ * signed and never stops the signer.
+ */
+export class TreeHeadIgnored extends Error {
+  constructor(seq: number) {
+    super(`checkpoint ${seq} does not verify under the key it names; it is ignored`);
+    this.name = "TreeHeadIgnored";
+  }
+}
+
+/** How many of the largest heads `latest()` looks at for one that verifies. */
+const LATEST_CANDIDATES = 16;
+
 /** What {@linkcode TreeHeadSigner} needs. */
 export interface TreeHeadSignerOptions {
   /** One statement at a time with a deadline (`SubmissionStore.statements`). */
@@ -73,6 +92,8 @@ export interface TreeHeadSignerOptions {
   readonly key: Pick<SigningKey, "privateKey" | "publicKey">;
   /** Clock for `createdAt`. */
   readonly now: () => number;
+  /** Receives a {@linkcode TreeHeadIgnored} per head row that does not verify. */
+  readonly onIgnored?: (error: TreeHeadIgnored) => void;
 }
 
 /**
@@ -89,6 +110,8 @@ export class TreeHeadSigner {
   /** The largest size a head of this key covers, as far as this process knows. */
   #signedSize = -1;
   #refused: TreeHeadRefused | undefined;
+  /** Whether each head row read so far verifies (by `seq`): rows never change once appended. */
+  readonly #verified = new Map<number, boolean>();
   #running: Promise<SignedTreeHead | undefined> | undefined;
 
   constructor(options: TreeHeadSignerOptions) {
@@ -114,14 +137,44 @@ export class TreeHeadSigner {
     return this.#running;
   }
 
-  /** The latest head of this key in the database (any instance's), or undefined. */
+  /**
+   * The largest head of this key in the database (any instance's) whose signature verifies, or
+   * undefined. The largest, not the newest: heads of one key never shrink (protocol §6.5), so an
+   * older head appended again by a database writer is never served over a larger one; and only
+   * one that verifies, so a row a writer made up is never served at all.
+   */
   async latest(): Promise<SignedTreeHead | undefined> {
+    const head = await this.#largestVerified();
+    // A store without a head yet (a new install) has its first one being signed: wait for it
+    // rather than answer 404 for a moment.
+    if (head !== undefined || this.#running === undefined) return head;
+    await this.#running.catch(() => {});
+    return await this.#largestVerified();
+  }
+
+  async #largestVerified(): Promise<SignedTreeHead | undefined> {
     const rows = await this.#options.statements.run(
       `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE public_key = :key ` +
-        "ORDER BY seq DESC LIMIT 1",
-      { key: this.#options.key.publicKey },
+        "ORDER BY tree_size DESC, seq DESC LIMIT :limit",
+      { key: this.#options.key.publicKey, limit: LATEST_CANDIDATES },
     );
-    return rows[0] === undefined ? undefined : checkpointFromRow(rows[0]);
+    for (const row of rows) {
+      const head = checkpointFromRow(row);
+      if (await this.#verifies(head)) return head;
+    }
+    return undefined;
+  }
+
+  /** Whether a head row's signature verifies under the key it names; reports one that does not. */
+  async #verifies(head: CheckpointRow): Promise<boolean> {
+    let verified = this.#verified.get(head.seq);
+    if (verified === undefined) {
+      verified = Number.isSafeInteger(head.treeSize) && head.treeSize >= 0 &&
+        await verifyCheckpoint(head.publicKey, head, head.signature);
+      this.#verified.set(head.seq, verified);
+      if (!verified) this.#options.onIgnored?.(new TreeHeadIgnored(head.seq));
+    }
+    return verified;
   }
 
   async #sign(): Promise<SignedTreeHead | undefined> {
@@ -141,7 +194,9 @@ export class TreeHeadSigner {
       if (error instanceof TreeHeadRefused) this.#refused = error;
       throw error;
     }
-    if (this.#tree.size === 0 || this.#tree.size <= this.#signedSize) return undefined;
+    // The empty tree too (RFC 9162 §2.1.1: its root is SHA-256 of nothing): a new store has a
+    // signed head from its first start.
+    if (this.#tree.size <= this.#signedSize) return undefined;
     const { key, now, statements } = this.#options;
     const fields: CheckpointFields = {
       treeSize: this.#tree.size,
@@ -149,10 +204,14 @@ export class TreeHeadSigner {
       createdAt: new Date(now()).toISOString(),
     };
     const signature = await signCheckpoint(key, fields);
+    // One head per size and root, whichever instance signs first. Only the same size and root
+    // is checked in SQL: the database cannot verify a signature, so a larger row there may be a
+    // writer's garbage, and must not keep this signer from signing.
     const inserted = await statements.run(
       "INSERT INTO checkpoints (tree_size, root_hash, created_at, signature, public_key) " +
         "SELECT :size, :root, :createdAt, :signature, :key WHERE NOT EXISTS " +
-        "(SELECT 1 FROM checkpoints WHERE public_key = :key AND tree_size >= :size) RETURNING seq",
+        "(SELECT 1 FROM checkpoints WHERE public_key = :key AND tree_size = :size " +
+        "AND root_hash = :root) RETURNING seq",
       {
         size: fields.treeSize,
         root: fields.rootHash,
@@ -168,16 +227,19 @@ export class TreeHeadSigner {
 
   async #readCheckpoints(): Promise<void> {
     const rows = await this.#options.statements.run(
-      "SELECT seq, tree_size, root_hash, public_key FROM checkpoints WHERE seq > :after " +
-        "ORDER BY seq",
+      `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE seq > :after ORDER BY seq`,
       { after: this.#checkpointsRead },
     );
     const root = rows.length > 0 ? hex(this.#tree.root()) : "";
     for (const row of rows) {
-      const size = Number(row.tree_size);
-      const rootHash = String(row.root_hash);
-      this.#checkpointsRead = Number(row.seq);
-      if (String(row.public_key) === this.#options.key.publicKey) {
+      const head = checkpointFromRow(row);
+      this.#checkpointsRead = head.seq;
+      // A row that is not a head (its signature does not verify) vouches for nothing: it is
+      // neither a size this key has signed nor a root to hold the rows to.
+      if (!await this.#verifies(head)) continue;
+      const size = head.treeSize;
+      const rootHash = head.rootHash;
+      if (head.publicKey === this.#options.key.publicKey) {
         this.#signedSize = Math.max(this.#signedSize, size);
       }
       if (size === this.#tree.size && rootHash !== root) this.#mismatch(Number(row.seq), size);

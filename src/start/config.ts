@@ -17,7 +17,7 @@
  * | `BEACON_TRUSTED_PROXIES` | reverse proxies whose forwarding headers count | `0` |
  * | `BEACON_SOURCE_SALT` | hex salt (≥ 16 bytes) for source hashes | stored in the database |
  * | `BEACON_SIGNING_KEY` | base64url Ed25519 seed that signs receipts | stored in the database |
- * | `BEACON_CHECKPOINT_INTERVAL` | `30s`, `5m`, `1h` (1 s to 24 h, lower case) or `off`: how often a tree head is signed while the log grows | `5m` |
+ * | `BEACON_CHECKPOINT_INTERVAL` | `30s`, `5m`, `1h` (1 s to 24 h, lower case) or `off`: how often a tree head is signed while the log grows | `2s` |
  * | `BEACON_DATABASE_TIMEOUT_MS` | deadline of every database call, in ms (100 to 600000) | `10000` |
  * | `BEACON_BODY_TIMEOUT_MS` | how long a request body may take to arrive, in ms (100 to 600000); past it `408` | `10000` |
  * | `BEACON_WRITER_THREAD` | `on`: commit an embedded database on a Web Worker thread | `off` |

@@ -159,16 +159,22 @@ Deno.test("a default install: submit, stop gracefully, verify --trust the publis
   try {
     const { key, treeHead } = await discovery(server);
     assertStrictEquals(treeHead, server.url + "/beacon/0.1/tree-head");
-    // An empty log at start: nothing to sign yet.
-    const none = await fetch(treeHead);
-    assertStrictEquals(none.status, 404);
-    assertStrictEquals((await none.json()).error.code, "not_found");
+    // An empty log at start: the empty tree's head (RFC 9162 §2.1.1), signed by the first start.
+    const first = await fetch(treeHead);
+    assertStrictEquals(first.status, 200, "a head from the first request on");
+    const empty = await first.json() as PublishedHead;
+    assertStrictEquals(empty.treeSize, 0);
+    assertStrictEquals(empty.rootHash, await storedRoot(server.databaseUrl, 0));
+    assert(await verifyHead(key, empty));
     for (const body of ["first", "second", "third"]) await submit(server.url, body);
     assertStrictEquals((await server.stop("SIGTERM")).code, 0);
 
     const run = await review(server.databaseUrl, ["verify", "--trust", key]);
     assertStrictEquals(run.code, 0, run.stdout + run.stderr);
-    assertMatch(run.stdout, /^checked 3 submissions .* and 1 checkpoint \(1 root matched\)$/m);
+    assertMatch(
+      run.stdout,
+      /^checked 3 submissions .* and (\d+) checkpoints \(\1 roots matched\)$/m,
+    );
     assertMatch(run.stdout, /^no problems found$/m);
 
     // Restarted without growth: the same head, published; nothing new signed.
@@ -207,7 +213,10 @@ Deno.test("a default install: submit, stop gracefully, verify --trust the publis
     } finally {
       assertStrictEquals((await again.stop("SIGTERM")).code, 0);
     }
-    assertEquals(await checkpointSizes(server.databaseUrl), [3]);
+    // The empty tree from the first start, then growing heads up to 3; the restart without
+    // growth signed nothing new.
+    const sizes = await checkpointSizes(server.databaseUrl);
+    assertEquals([sizes[0], sizes.at(-1), new Set(sizes).size], [0, 3, sizes.length]);
   } finally {
     await Deno.remove(server.directory, { recursive: true });
   }
@@ -264,7 +273,7 @@ Deno.test("heads every interval while the log grows, at start when it grew; late
     }
     const covered = await review(databaseUrl, ["verify", "--trust", key]);
     assertStrictEquals(covered.code, 0, covered.stdout);
-    assertMatch(covered.stdout, /and 3 checkpoints \(3 roots matched\)/);
+    assertMatch(covered.stdout, /and (\d+) checkpoints \(\1 roots matched\)/);
     assertMatch(covered.stdout, /^no problems found$/m);
   } finally {
     await Deno.remove(directory, { recursive: true });
@@ -280,7 +289,12 @@ async function signedStore(): Promise<{ database: TempDatabase; key: string }> {
     treeHeads: true,
   });
   const key = (await signingKeyFromSeed(fromBase64url(seed))).publicKey;
-  assertEquals(await checkpointSizes(database.url), [3], "close() signed the head");
+  const sizes = await checkpointSizes(database.url);
+  assertEquals(
+    [sizes[0], sizes.at(-1)],
+    [0, 3],
+    "the first start signed the empty tree, close() all three",
+  );
   const clean = await review(database, ["verify", "--trust", key]);
   assertStrictEquals(clean.code, 0, clean.stdout + clean.stderr);
   return { database, key };
@@ -312,12 +326,12 @@ Deno.test("tampering under a server-signed head still fails verify", async () =>
       name: "a changed row",
       change: (database) =>
         tamper(database, "UPDATE submissions SET received_at = ? WHERE seq = 2", "2020-01-01"),
-      expect: /^PROBLEM: checkpoint 1 \(tree size 3, \S+\): recorded root [0-9a-f]{64} but/m,
+      expect: /^PROBLEM: checkpoint \d+ \(tree size 3, \S+\): recorded root [0-9a-f]{64} but/m,
     },
     {
       name: "a deleted row",
       change: (database) => tamper(database, "DELETE FROM submissions WHERE seq = 3"),
-      expect: /^PROBLEM: checkpoint 1 .*: covers 3 submissions but only 2 exist/m,
+      expect: /^PROBLEM: checkpoint \d+ .*: covers 3 submissions but only 2 exist/m,
     },
     {
       name: "an inserted row (a row replaced by another, renumbered)",
@@ -332,7 +346,7 @@ Deno.test("tampering under a server-signed head still fails verify", async () =>
             "FROM submissions WHERE seq = 2",
         );
       },
-      expect: /^PROBLEM: checkpoint 1 .*: recorded root [0-9a-f]{64} but the first 3/m,
+      expect: /^PROBLEM: checkpoint \d+ .*: recorded root [0-9a-f]{64} but the first 3/m,
     },
     {
       name: "a head forged by another key",
@@ -354,7 +368,7 @@ Deno.test("tampering under a server-signed head still fails verify", async () =>
           other.publicKey,
         );
       },
-      expect: /^PROBLEM: checkpoint 2 .*: signed by [\w-]{43}, not a key trusted by --trust$/m,
+      expect: /^PROBLEM: checkpoint \d+ .*: signed by [\w-]{43}, not a key trusted by --trust$/m,
     },
     {
       name: "a head with the Beacon's key but a forged signature",
@@ -371,7 +385,7 @@ Deno.test("tampering under a server-signed head still fails verify", async () =>
           String(row.public_key),
         );
       },
-      expect: /^PROBLEM: checkpoint 2 \(tree size 4, \S+\): the signature does not verify$/m,
+      expect: /^PROBLEM: checkpoint \d+ \(tree size 4, \S+\): the signature does not verify$/m,
     },
   ];
   for (const { name, change, expect } of cases) {
@@ -415,7 +429,11 @@ Deno.test("a server started on a damaged store signs nothing over the damage", a
     await submitInProcess(beacon, "after the damage"); // the intake keeps working
     await beacon.close();
     assertEquals(errors, ["TreeHeadRefused"], "reported once, by name");
-    assertEquals(await checkpointSizes(database.url), [3], "no head vouches for the damage");
+    assertStrictEquals(
+      (await checkpointSizes(database.url)).at(-1),
+      3,
+      "no head vouches for the damage",
+    );
   } finally {
     await Deno.remove(database.directory, { recursive: true });
   }
@@ -541,12 +559,12 @@ Deno.test("BEACON_CHECKPOINT_INTERVAL: durations from 1s to 24h, or off; anythin
   const interval = (value: string) =>
     configFromEnvironment((name) => name === "BEACON_CHECKPOINT_INTERVAL" ? value : undefined)
       .options.checkpointIntervalMs;
-  assertStrictEquals(interval(""), undefined, "unset: the 5-minute default");
+  assertStrictEquals(interval(""), undefined, "unset: the 2-second default");
   assertStrictEquals(interval("30s"), 30_000);
   assertStrictEquals(interval("5m"), 300_000);
   assertStrictEquals(interval("24h"), 86_400_000);
-  assertStrictEquals(interval("OFF"), "off");
-  for (const bad of ["0s", "25h", "5", "5 minutes", "1.5m", "-1m", "1d"]) {
+  assertStrictEquals(interval("off"), "off");
+  for (const bad of ["0s", "25h", "5", "5 minutes", "1.5m", "-1m", "1d", "5M"]) {
     let message = "";
     try {
       interval(bad);
@@ -554,5 +572,65 @@ Deno.test("BEACON_CHECKPOINT_INTERVAL: durations from 1s to 24h, or off; anythin
       message = (error as Error).message;
     }
     assertMatch(message, /^Cannot start: BEACON_CHECKPOINT_INTERVAL must be "off" or a duration/);
+  }
+});
+
+Deno.test("a database writer's rows in checkpoints: an older genuine head appended again or a garbage head is never served, and signing goes on across restarts", async () => {
+  const env = { BEACON_LOG: "off", BEACON_CHECKPOINT_INTERVAL: "1s" };
+  let server = await startServer({ env });
+  const { directory, databaseUrl } = server;
+  try {
+    const { key, treeHead } = await discovery(server);
+    await submit(server.url, "one");
+    const one = await headCovering(treeHead, 1);
+    await submit(server.url, "two");
+    await submit(server.url, "three");
+    const three = await headCovering(treeHead, 3);
+    assertStrictEquals(three.treeSize, 3);
+    // A rollback: the genuine head of size 1, appended again (the newest row now).
+    const [old] = await query(
+      databaseUrl,
+      "SELECT * FROM checkpoints WHERE tree_size = ? ORDER BY seq LIMIT 1",
+      one.treeSize,
+    );
+    await query(
+      databaseUrl,
+      "INSERT INTO checkpoints (tree_size, root_hash, created_at, signature, public_key) " +
+        "VALUES (?, ?, ?, ?, ?)",
+      Number(old.tree_size),
+      String(old.root_hash),
+      String(old.created_at),
+      String(old.signature),
+      String(old.public_key),
+    );
+    // Garbage under the Beacon's own key: a huge size, a zero root, a signature of nothing.
+    await query(
+      databaseUrl,
+      "INSERT INTO checkpoints (tree_size, root_hash, created_at, signature, public_key) " +
+        "VALUES (?, ?, ?, ?, ?)",
+      999999,
+      "0".repeat(64),
+      new Date().toISOString(),
+      "AAAA",
+      key,
+    );
+    const served = await (await fetch(treeHead)).json() as PublishedHead;
+    assertStrictEquals(served.treeSize, 3, "the largest head that verifies, not the newest row");
+    assert(await verifyHead(key, served));
+    assertStrictEquals((await server.stop("SIGTERM")).code, 0);
+
+    // After a restart the garbage is still there, and the Beacon still signs past it.
+    server = await startServer({ directory, env });
+    const restarted = treeHead.replace(/^http:\/\/[^/]+/, server.url);
+    await submit(server.url, "four");
+    const four = await headCovering(restarted, 4);
+    assertStrictEquals(four.treeSize, 4);
+    assertStrictEquals(four.rootHash, await storedRoot(databaseUrl));
+    assert(await verifyHead(key, four));
+    assertStrictEquals(server.stderr().split('"TreeHeadIgnored"').length - 1, 1, "logged once");
+    assert(!server.stderr().includes("TreeHeadRefused"), server.stderr());
+    assertStrictEquals((await server.stop("SIGTERM")).code, 0);
+  } finally {
+    await Deno.remove(directory, { recursive: true }).catch(() => {});
   }
 });
