@@ -87,7 +87,7 @@ async function mustExist(config: DatabaseConfig): Promise<void> {
     }
     throw error;
   }
-  // Never beside a running server whose -shm index was removed (issue 18): one line, no index.
+  // Never beside a running server whose -shm index was removed: one line, no index.
   const problem = await missingIndexProblem(embeddedFilePath(config.url));
   if (problem !== undefined) throw new CliError(problem);
 }

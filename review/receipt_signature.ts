@@ -1,5 +1,5 @@
 /**
- * What a row's stored receipt signature proves, as `show` and the console report it (issue 19).
+ * What a row's stored receipt signature proves, as `show` and the console report it.
  * The signature is the one the intake made and stored with the row (migration 9,
  * `receipt_signatures`); it is checked against the published key with the algorithms of
  * docs/protocol-0.1.md §6.3-6.4, exactly as a submitter's verifier would. No review tool signs a

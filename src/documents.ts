@@ -1,7 +1,7 @@
 /**
  * The documents the Beacon serves (discovery document, agent card, message schema, JWKS, served
  * Markdown), prepared so that the work per request never depends on how many `Host` values
- * clients send (issue 19, item 4).
+ * clients send.
  *
  * - With a configured public origin (`publicUrl`, `BEACON_PUBLIC_URL`), every request gets the
  *   documents of that origin whatever its `Host` (the handler's `origin` says so), prepared once.

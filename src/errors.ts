@@ -144,7 +144,7 @@ export class StorageError extends Error {
 }
 
 /**
- * A commit whose outcome is unknown (issue 18): it was sent to the database and no answer came by
+ * A commit whose outcome is unknown: it was sent to the database and no answer came by
  * the deadline, or the connection broke after the request left. The row may be stored, now or
  * later; nothing says it was not. Answered `503 outcome_unknown` (A2A: -32603 `OUTCOME_UNKNOWN`)
  * with the receipt id the row has if it is stored and its status URL, so the sender can learn the

@@ -1,5 +1,5 @@
 /**
- * The review package's boundary (issue 23): it imports the server only through the server's
+ * The review package's boundary: it imports the server only through the server's
  * public faces, the server never imports it, and only the runtime entries touch a runtime.
  * Checked on the import statements of every file, so a new file cannot slip past.
  */

@@ -1,5 +1,5 @@
 /**
- * The console's credentials never reach another server on loopback (issue 19, item 5), in
+ * The console's credentials never reach another server on loopback, in
  * real Chromium (playwright-core): a one-time code arrives in the URL fragment and is spent for a session credential kept in
  * sessionStorage and sends it as a header to its own origin only. No cookie is set for
  * 127.0.0.1, and a neighbour listening on another 127.0.0.1 port, visited in the same browser

@@ -1,6 +1,6 @@
 /**
  * A whole triage in the web console, in real Chromium (playwright-core), on a store larger than
- * one page of the queue (issue 23): every status set from the page by key and by button, the
+ * one page of the queue: every status set from the page by key and by button, the
  * counts refreshed after each action, the history numbered once with only a corrected note
  * struck through, bulk marking of a selection, export of the current filter as NDJSON and CSV
  * (the same bytes as `review export`, a formula neutralised in CSV), the key legend shown and

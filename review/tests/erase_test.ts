@@ -1,5 +1,5 @@
 /**
- * Redaction erases (issue 19, item 6): after `review redact`, a word found only in the redacted
+ * Redaction erases: after `review redact`, a word found only in the redacted
  * submission is in no file of the database, neither `x.db` nor `-wal` nor `-shm`, although it
  * was in them (content and review search index) before.
  */

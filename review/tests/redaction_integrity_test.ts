@@ -1,6 +1,5 @@
 /**
- * A database writer without the signing key cannot redact and keep `verify` green (issue 19,
- * item 2). Plain SQL, the way `sqlite3` would: an unsigned record (backdated to 2020), a record
+ * A database writer without the signing key cannot redact and keep `verify` green. Plain SQL, the way `sqlite3` would: an unsigned record (backdated to 2020), a record
  * with a copied signature, one signed by an untrusted key, one signed but dated before the row,
  * and emptied content without any record. `review verify --trust <published key>` fails and
  * names each; the one redaction the key holder made with `review redact` passes.

@@ -1,5 +1,5 @@
 /**
- * The reviewer's tool on every runtime (issue 23): a Node-only and a Bun-only machine list, show,
+ * The reviewer's tool on every runtime: a Node-only and a Bun-only machine list, show,
  * mark and verify submissions with the documented commands, and print what Deno prints.
  *
  * "Node-only" and "Bun-only" are made real: each run gets a `PATH` holding nothing but that

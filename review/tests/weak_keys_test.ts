@@ -1,5 +1,5 @@
 /**
- * A small-order "key" proves nothing (docs/threat-model.md, issue 19 item 1): through the real
+ * A small-order "key" proves nothing (docs/threat-model.md): through the real
  * handler and intake, a message signed under any of the 8 small-order points (canonical or not)
  * with a signature a lenient verifier accepts is stored, and its receipt says `verified: false`;
  * the review tool shows it as not verified. The submission is not refused: a signature that does

@@ -8,7 +8,7 @@
  * port, whatever the `Host` header says. RFC 9112 §3.2.2 asks an origin server to prefer that
  * target; the Beacon does not, because a cache or proxy in front keys what it stores on `Host`
  * (and forwards origin-form targets), so an origin taken from the target would let one client
- * place a foreign origin in what everyone else is served (issue 10, finding 5). A `Host` that is
+ * place a foreign origin in what everyone else is served. A `Host` that is
  * not a valid `uri-host [ ":" port ]` (RFC 9110 §7.2, RFC 3986 §3.2.2-3.2.3), or appears twice, is
  * refused with `400`, as RFC 9112 §3.2 requires; nothing of it is echoed.
  *

@@ -50,7 +50,7 @@ function expireAfter(expire: (timedOut: "request_timeout") => void, ms: number):
  * Drops a deadline whose read has ended. The shared interval is not stopped here: `tick` stops
  * it at its next run if no read is pending then. Stopping it whenever the map empties, which
  * under load is after nearly every read (a small body arrives at once), made each request
- * create and clear an interval: about 4 % of the durable path's main-thread time (issue 22).
+ * create and clear an interval: about 4 % of the durable path's main-thread time.
  */
 function forget(expire: (timedOut: "request_timeout") => void): void {
   deadlines.delete(expire);
@@ -119,7 +119,7 @@ export async function readBodyWithin(
     // embedding application, which nothing frames.
     // `arrayBuffer()` without a look at `body` first: on Deno the `body` getter builds a
     // `ReadableStream`, and the read then collects it chunk by chunk instead of taking the
-    // buffered bytes in one step (about 3 % of the durable path's main-thread time, issue 22). A
+    // buffered bytes in one step (about 3 % of the durable path's main-thread time). A
     // request without a body reads as empty.
     const body = await readDeclared(request, timeoutMs);
     if (typeof body === "string") return body;

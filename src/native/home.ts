@@ -1,5 +1,5 @@
 /**
- * `GET /`: a small HTML page for a person who opens the Beacon's address in a browser (issue 20).
+ * `GET /`: a small HTML page for a person who opens the Beacon's address in a browser.
  * It says what the Beacon is and links the discovery document, the agent card, the served
  * specifications, the message schema and the two ways to submit. It is built from the public
  * origin alone, never from a request's content or anything submitted.

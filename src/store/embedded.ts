@@ -5,7 +5,7 @@
  *
  * Why not `@libsql/client` here: after a statement fails with `SQLITE_BUSY`, version 0.18 leaves
  * it un-reset, so the connection stays inside an implicit transaction and every later insert
- * "succeeds" into a transaction that is never committed (issue 10: receipts for rows that were
+ * "succeeds" into a transaction that is never committed (receipts for rows that were
  * lost at shutdown). This connection makes every transaction explicit (`BEGIN IMMEDIATE` …
  * `COMMIT`), rolls back on any error, and checks the driver's autocommit state after each
  * commit: a receipt is released only after a `COMMIT` that succeeded on a connection known to be

@@ -3,7 +3,7 @@
  * overwritten under a running Beacon. An open SQLite connection keeps writing to the file it
  * opened (POSIX keeps an unlinked file alive while a descriptor is open), so after `rm beacon.db*`
  * or `mv other.db beacon.db` every commit still succeeds, into a file nobody will ever open again,
- * and each receipt is a lie (issue 10, finding 6). On a timer the guard compares, with what it saw
+ * and each receipt is a lie. On a timer the guard compares, with what it saw
  * when the Beacon opened the database:
  *
  * - the device and inode of the database file, its WAL and its `-shm` index (each removed or
@@ -11,7 +11,7 @@
  *   coordinates through (sqlite.org/walformat.html §"The wal-index or shm file"): a second
  *   process that opens the database after it was removed builds a fresh one, and from then on
  *   the two processes write over each other's WAL frames (sqlite.org/howtocorrupt.html §2.1 and
- *   §2.4: committed transactions are lost without any error; issue 18, finding 3);
+ *   §2.4: committed transactions are lost without any error);
  * - a token stored inside the database (migration 6: `database_identity`, one row per server
  *   start), read from the file itself, WAL aside: a file overwritten in place
  *   (`cp backup.db beacon.db`, same inode) no longer holds it. The token is committed to the

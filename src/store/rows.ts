@@ -251,7 +251,7 @@ export const INSERT_ROW_UNLESS_KEY_USED =
  * start. The key check there is {@linkcode KEY_USED_SEQS} with numbered parameters that name the
  * row's own hash (14), source hash (10) and key (13), so each value is bound once: the driver
  * converts every bound string on every insert, and the key and source hash are the longest
- * (issue 22).
+ * .
  */
 export function keyedInsertArgs(row: PendingRow): (string | number | null | Uint8Array)[] {
   return [...row.values, row.keySince![3]];

@@ -9,7 +9,7 @@
  * of: `EmbeddedConnection.commit` (embedded.ts) on this thread, the same on the writer thread
  * ({@linkcode WriterThread}), or one Hrana batch (a multi-row insert and the rows' receipt
  * signatures, in one transaction) on a remote database. The batch's receipts are signed just
- * before it is written, and each signature is stored in its row's transaction (issue 19).
+ * before it is written, and each signature is stored in its row's transaction.
  *
  * @module
  */

@@ -256,7 +256,7 @@ Deno.test("validHost() follows the RFC 3986 host and RFC 9110 port grammar, boun
   }
 });
 
-Deno.test("a foreign Host never gets a signed card naming it (issue 19, item 4; real server)", async (t) => {
+Deno.test("a foreign Host never gets a signed card naming it (real server)", async (t) => {
   await t.step("without BEACON_PUBLIC_URL: the card names the Host and is unsigned", async () => {
     const server = await startServer();
     try {
