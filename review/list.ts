@@ -157,6 +157,10 @@ function extrasFrom(values: OptionValues): Extra[] {
   return [...new Set(names)] as Extra[];
 }
 
+/** C0, DEL and C1: refused in a search, as the console refuses them (console/api.ts). */
+// deno-lint-ignore no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001F\u007F-\u009F]/;
+
 /**
  * Runs `list`.
  *
@@ -167,10 +171,9 @@ function extrasFrom(values: OptionValues): Extra[] {
 export async function listCommand(context: Context, values: OptionValues): Promise<number> {
   let filters = filtersFrom(values, context.now());
   const search = values.search as string | undefined;
-  // deno-lint-ignore no-control-regex -- as the console refuses them (console/api.ts)
   if (
     search !== undefined &&
-    (search.trim() === "" || search.length > 200 || /[\u0000-\u001F\u007F-\u009F]/.test(search) ||
+    (search.trim() === "" || search.length > 200 || CONTROL_CHARACTERS.test(search) ||
       !search.isWellFormed())
   ) {
     throw new CliError("Cannot parse --search: give 1 to 200 characters, no control characters", 2);
