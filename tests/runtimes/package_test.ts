@@ -107,7 +107,8 @@ Deno.test("the reviewer's tool: a bin built from its Node launcher, a review com
   assertStrictEquals(entries[bin[1]], "review/launch_node.ts");
   // The launcher runs dist/review.mjs beside it, built from the Node and Bun entry.
   assertStrictEquals(entries.review, "review/node.ts");
-  assertStrictEquals(packageJson.scripts.review, "node review/launch.mjs");
+  // `exec`: npm's shell becomes the launcher, so a signal to npm reaches it (sh passes none on).
+  assertStrictEquals(packageJson.scripts.review, "exec node review/launch.mjs");
   assertMatch(denoJson.tasks.review, / review\/launch_deno\.ts$/);
 });
 
