@@ -21,11 +21,13 @@
 import type { Intake } from "./intake/accept.ts";
 import type { RateLimiter } from "./limits/rate.ts";
 import { bodyLimit, releaseBody } from "./middleware/body_limit.ts";
-import { compose, type Context, type Middleware } from "./middleware/compose.ts";
+import type { Context } from "./http/context.ts";
+import { compose, type Middleware } from "./middleware/compose.ts";
 import { errorBoundary } from "./middleware/error_boundary.ts";
 import { rateLimit } from "./middleware/rate_limit.ts";
 import type { Door } from "./middleware/door.ts";
-import { type Route, type RouteHandler, router } from "./middleware/router.ts";
+import type { Route, RouteHandler } from "./http/route.ts";
+import { router } from "./middleware/router.ts";
 import { type ForwardingHeader, identifySource } from "./middleware/source.ts";
 import { type CachedDocument, prepareText, serveDocument } from "./http/cacheable.ts";
 import { type ListenerScheme, trustedUrl } from "./http/target.ts";

@@ -21,10 +21,10 @@
 import { parseStrictJson } from "../json/strict_json.ts";
 import type { Intake } from "../intake/accept.ts";
 import type { RateLimiter } from "../limits/rate.ts";
-import { spendBudget } from "../middleware/rate_limit.ts";
-import { recordFailure } from "../middleware/error_boundary.ts";
-import type { RouteHandler } from "../middleware/router.ts";
-import { parseMediaType } from "../native/media_type.ts";
+import { spendBudget } from "../limits/budget.ts";
+import { recordFailure } from "../log/request_log.ts";
+import type { RouteHandler } from "../http/route.ts";
+import { parseMediaType } from "../http/media_type.ts";
 import { A2AFailure, failureKindOf, FAILURES, toJsonRpcError } from "./errors.ts";
 import { errorBody, readEnvelope, type RequestId, resultBody, rpcResponse } from "./jsonrpc.ts";
 import { methodFor } from "./methods.ts";

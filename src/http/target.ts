@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { parseIPv6 } from "../middleware/source.ts";
+import { parseIPv6 } from "./ip.ts";
 
 /** The scheme the listener speaks: `https` only when the entry terminates TLS itself. */
 export type ListenerScheme = "http" | "https";

@@ -8,9 +8,10 @@
  *
  * @module
  */
-import { refuse } from "./door.ts";
+import { refuse } from "../http/errors.ts";
 import { CoarseTimer } from "../timers.ts";
-import type { Context, Middleware } from "./compose.ts";
+import type { Context } from "../http/context.ts";
+import type { Middleware } from "./compose.ts";
 
 /**
  * Why a body could not be read: over the limit, too slow, or broken off (the sender reset the

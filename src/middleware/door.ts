@@ -4,7 +4,7 @@
  * an entry's deadline): it gets the hardening headers (`response_headers.ts`) and produces exactly
  * one request log line (`request_log.ts`).
  *
- * Refusals take one way too: {@linkcode refuse} inside the pipeline, {@linkcode Door.refuse} for an
+ * Refusals take one way too: `refuse` (src/http/errors.ts) inside the pipeline, {@linkcode Door.refuse} for an
  * entry or adapter that answers before (or instead of) the pipeline. Both record the code in the
  * request log and build the native error response; the door hardens it. Nothing else in the
  * Beacon sets the hardening headers.
@@ -15,47 +15,15 @@
  *
  * @module
  */
-import type { Context, Middleware, Outcome, RequestLog } from "./compose.ts";
-import { type Departure, logEntry, type RequestLogEntry } from "./request_log.ts";
+import type { Context, RequestLog } from "../http/context.ts";
+import type { Middleware } from "./compose.ts";
+import { type Departure, logEntry, type RequestLogEntry } from "../log/request_log.ts";
 import { harden } from "./response_headers.ts";
-import { type ErrorCode, errorResponse, type ErrorResponseOptions } from "../errors.ts";
-
-/** What a refusal carries besides its code. */
-export interface RefusalOptions extends ErrorResponseOptions {
-  /** The log's outcome where the status cannot tell (a 503 that is the client's doing). */
-  readonly outcome?: Outcome;
-}
+import { type ErrorCode, errorResponse, type RefusalOptions } from "../http/errors.ts";
 
 /** A request as the door knows it: a Fetch `Request`, or only the method of one Fetch refused. */
 export interface Arrival {
   readonly method: string;
-}
-
-/**
- * Refuses a request inside the pipeline: records the code (and outcome) in the request log and
- * builds the native error response, which leaves through the door like every other answer.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { refuse } from "./door.ts";
- * import type { RequestLog } from "./compose.ts";
- *
- * const context: { log: RequestLog } = { log: {} };
- * const response = refuse(context, "too_large", { details: { maxBodyBytes: 10 } });
- * assert.equal(response.status, 413);
- * assert.equal(context.log.code, "too_large");
- * assert.equal((await response.json()).error.maxBodyBytes, 10);
- * ```
- */
-export function refuse(
-  context: { readonly log: RequestLog },
-  code: ErrorCode,
-  options: RefusalOptions = {},
-): Response {
-  context.log.code = code;
-  if (options.outcome !== undefined) context.log.outcome = options.outcome;
-  return errorResponse(code, options);
 }
 
 /** The door of one Beacon: its log hook and clock. */

@@ -10,37 +10,9 @@
  *
  * @module
  */
-import { refuse } from "./door.ts";
+import { type RateBudget, spendBudget } from "../limits/budget.ts";
 import type { RateLimiter } from "../limits/rate.ts";
-import type { Context, Middleware } from "./compose.ts";
-
-/** The two per-source budgets. */
-export type RateBudget = "submissions" | "status";
-
-const MESSAGES: Readonly<Record<RateBudget, string>> = {
-  submissions: "Too many submissions from this source; retry after the time in Retry-After",
-  status: "Too many status reads from this source; retry after the time in Retry-After",
-};
-
-/**
- * Spends one request of `budget` for the context's source: undefined when admitted, the 429
- * response when not. With no limiter (the budget is `off`) everything is admitted.
- */
-export async function spendBudget(
-  limiter: RateLimiter | undefined,
-  budget: RateBudget,
-  context: Context,
-): Promise<Response | undefined> {
-  if (limiter === undefined) return undefined;
-  const decision = await limiter.check(context.source);
-  if (decision.allowed) return undefined;
-  return refuse(context, "rate_limited", {
-    message: MESSAGES[budget],
-    headers: { "retry-after": String(decision.retryAfterSeconds) },
-    details: { budget },
-    outcome: "refused",
-  });
-}
+import type { Middleware } from "./compose.ts";
 
 /** The rate-limit middleware for one budget; with no limiter it passes everything on. */
 export function rateLimit(

@@ -6,21 +6,9 @@
  *
  * @module
  */
-import { refuse } from "./door.ts";
-import type { Context } from "./compose.ts";
-
-/** What runs for one method of one route. */
-export type RouteHandler = (context: Context) => Promise<Response>;
-
-/** One route: a path (segments starting with `:` are parameters) and its methods. */
-export interface Route {
-  /** A name for logs, such as `native.submit`. */
-  readonly name: string;
-  /** The path template, for example `/beacon/0.1/submissions/:id`. */
-  readonly path: string;
-  /** Handlers by method; `HEAD` falls back to `GET` with the body dropped. */
-  readonly methods: Readonly<Partial<Record<string, RouteHandler>>>;
-}
+import { refuse } from "../http/errors.ts";
+import type { Context } from "../http/context.ts";
+import type { Route, RouteHandler } from "../http/route.ts";
 
 interface CompiledRoute extends Route {
   readonly segments: readonly string[];

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { BeaconError } from "../errors.ts";
+import { BeaconError } from "../http/errors.ts";
 import { jsonResponse } from "../http/json.ts";
 import type { Intake } from "../intake/accept.ts";
-import type { RouteHandler } from "../middleware/router.ts";
+import type { RouteHandler } from "../http/route.ts";
 
 /** The status route handler. */
 export function statusHandler(intake: Intake): RouteHandler {

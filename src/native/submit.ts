@@ -6,15 +6,16 @@
  *
  * @module
  */
-import { BeaconError, OutcomeUnknownError } from "../errors.ts";
+import { OutcomeUnknownError } from "../errors.ts";
+import { BeaconError } from "../http/errors.ts";
 import { jsonResponse } from "../http/json.ts";
 import type { IdentityCheck, Intake, SubmissionInput } from "../intake/accept.ts";
 import { describeJsonRefusal, parseStrictJson } from "../json/strict_json.ts";
 import { decodeUtf8Strict } from "../json/utf8.ts";
-import type { RouteHandler } from "../middleware/router.ts";
+import type { RouteHandler } from "../http/route.ts";
 import { checkIdentity } from "../message/identity.ts";
 import { checkMessage } from "../message/schema.ts";
-import { parseMediaType } from "./media_type.ts";
+import { parseMediaType } from "../http/media_type.ts";
 import { nativeReceipt, statusUrl } from "./receipt.ts";
 
 /** `Idempotency-Key` values: 1–128 visible ASCII characters (our bound; stored, never echoed). */

@@ -13,9 +13,9 @@
  *
  * @module
  */
-import { BeaconError } from "../errors.ts";
+import { BeaconError } from "../http/errors.ts";
 import { type CachedDocument, prepareDocument, serveDocument } from "../http/cacheable.ts";
-import type { RouteHandler } from "../middleware/router.ts";
+import type { RouteHandler } from "../http/route.ts";
 import type { SignedTreeHead } from "../tree_heads.ts";
 
 /** How long a client may reuse a tree head without asking again, in seconds. */

@@ -5,12 +5,12 @@
  */
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { a2aHandler } from "../../src/a2a/endpoint.ts";
-import type { Context } from "../../src/middleware/compose.ts";
+import type { Context } from "../../src/http/context.ts";
 import { realIntake } from "../support/intake.ts";
 import { contextFor } from "../support/context.ts";
 import { StorageError } from "../../src/errors.ts";
 import { createBeacon } from "../../src/beacon.ts";
-import type { RequestLogEntry } from "../../src/middleware/request_log.ts";
+import type { RequestLogEntry } from "../../src/log/request_log.ts";
 
 function context(body: unknown, headers: Record<string, string> = {}): Context {
   return contextFor("/a2a/v1", {

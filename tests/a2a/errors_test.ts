@@ -13,12 +13,8 @@ import {
   invalidParams,
   toJsonRpcError,
 } from "../../src/a2a/errors.ts";
-import {
-  BeaconError,
-  IdempotencyKeyReusedError,
-  OutcomeUnknownError,
-  StorageError,
-} from "../../src/errors.ts";
+import { IdempotencyKeyReusedError, OutcomeUnknownError, StorageError } from "../../src/errors.ts";
+import { BeaconError } from "../../src/http/errors.ts";
 
 Deno.test("FAILURES has the A2A §5.4 and JSON-RPC 2.0 codes with UPPER_SNAKE reasons", () => {
   const expected: Record<FailureKind, [number, string]> = {

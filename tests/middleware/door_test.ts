@@ -5,9 +5,9 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { type Beacon, createBeacon } from "../../src/beacon.ts";
-import type { RequestLogEntry } from "../../src/middleware/request_log.ts";
+import type { RequestLogEntry } from "../../src/log/request_log.ts";
 import { createDoor } from "../../src/middleware/door.ts";
-import { errorResponse } from "../../src/errors.ts";
+import { errorResponse } from "../../src/http/errors.ts";
 
 const HARDENING: Record<string, string> = {
   "x-content-type-options": "nosniff",

@@ -1,6 +1,7 @@
 import { assertEquals } from "../support/assert.ts";
 import { errorBoundary } from "../../src/middleware/error_boundary.ts";
-import { BeaconError, StorageError } from "../../src/errors.ts";
+import { StorageError } from "../../src/errors.ts";
+import { BeaconError } from "../../src/http/errors.ts";
 import { contextFor as context } from "../support/context.ts";
 
 Deno.test("errorBoundary() maps a refusal to its code without reporting it", async () => {

@@ -1,6 +1,6 @@
 import { assertEquals } from "../support/assert.ts";
 import { router } from "../../src/middleware/router.ts";
-import type { Context } from "../../src/middleware/compose.ts";
+import type { Context } from "../../src/http/context.ts";
 import { contextFor } from "../support/context.ts";
 
 const context = (method: string, path: string): Context => contextFor(path, { method });

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Context } from "../../src/middleware/compose.ts";
+import type { Context } from "../../src/http/context.ts";
 
 /** What a test may set; everything else is what the handler sets for a loopback request. */
 export interface ContextOptions {

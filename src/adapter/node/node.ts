@@ -27,8 +27,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ConnectionInfo } from "../../types.ts";
-import type { RequestLogEntry } from "../../middleware/request_log.ts";
-import type { ErrorCode } from "../../errors.ts";
+import type { RequestLogEntry } from "../../log/request_log.ts";
+import type { ErrorCode } from "../../http/errors.ts";
 import { createDoor } from "../../middleware/door.ts";
 
 /** A fetch handler in the shape of `Beacon.fetch`. */

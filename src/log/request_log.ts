@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { Outcome, RequestLog } from "./compose.ts";
+import type { Outcome, RequestLog } from "../http/context.ts";
 
-export type { Outcome } from "./compose.ts";
+export type { Outcome } from "../http/context.ts";
 
 /** What the log hook receives for each request. */
 export interface RequestLogEntry {
@@ -76,4 +76,40 @@ export function logEntry(departure: Departure, status: number, now: number): Req
   if (log.code !== undefined) entry.code = log.code;
   if (log.receiptId !== undefined) entry.receiptId = log.receiptId;
   return entry;
+}
+
+/**
+ * Records a caught error in the request log and hands an unexpected one to `onError` (the
+ * operator's log), never to the client. The one place a caught error is classified: this
+ * boundary and the A2A endpoint, which answers in JSON-RPC inside its own `catch` because only it
+ * knows the request id, both use it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { recordFailure } from "./request_log.ts";
+ *
+ * const reported: unknown[] = [];
+ * const context = { log: {} };
+ * recordFailure(context, new Error("disk"), "internal", false, (error) => reported.push(error));
+ * assert.deepEqual(context.log, { code: "internal", outcome: "failed" });
+ * assert.equal(reported.length, 1);
+ * ```
+ */
+export function recordFailure(
+  context: { readonly log: RequestLog },
+  error: unknown,
+  code: string | number,
+  expected: boolean,
+  onError: ((error: unknown) => void) | undefined,
+): void {
+  context.log.code = code;
+  // An expected refusal is not a fault worth reporting.
+  context.log.outcome = expected ? "refused" : "failed";
+  if (expected) return;
+  try {
+    onError?.(error);
+  } catch {
+    // A failing log hook must not turn a mapped error into an unmapped one.
+  }
 }
