@@ -3,7 +3,7 @@
  *
  * - **Payload** (§8.4.1): the card without `signatures`, after the field-presence rules
  *   (optional arrays and objects that are empty are omitted; REQUIRED ones stay even when
- *   empty), serialised with RFC 8785 (JCS, `src/message/canonical.ts`). The Beacon applies the
+ *   empty), serialised with RFC 8785 (JCS, `src/json/canonical.ts`). The Beacon applies the
  *   presence rules to the card it serves too, so the served card minus `signatures` *is* the
  *   signed object, and a verifier re-canonicalising it gets the signed bytes.
  * - **Signature** (§8.4.2): one JWS (RFC 7515) in the flattened JSON form without its payload
@@ -20,7 +20,7 @@
  */
 import { base64url } from "../bytes.ts";
 import { isJsonObject } from "../json/value.ts";
-import { canonicalJson } from "../message/canonical.ts";
+import { canonicalJson } from "../json/canonical.ts";
 import type { SigningKey } from "../signing/key.ts";
 
 /** Media type of a JWK Set (RFC 7517 §8.5.1). */

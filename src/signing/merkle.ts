@@ -34,7 +34,7 @@
  * @module
  */
 import { sha256 } from "../bytes.ts";
-import { canonicalJson } from "../message/canonical.ts";
+import { canonicalJson } from "../json/canonical.ts";
 
 const LEAF_PREFIX = 0x00;
 const NODE_PREFIX = 0x01;

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { canonicalJson } from "../message/canonical.ts";
+import { canonicalJson } from "../json/canonical.ts";
 
 const encoder = new TextEncoder();
 
