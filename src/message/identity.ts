@@ -13,8 +13,8 @@
  * @module
  */
 
-import { base64url, fromBase64url, hex } from "../bytes.ts";
-import { PUBLIC_KEY_BYTES, verifyEd25519 } from "../signing/ed25519.ts";
+import { base64url, fromBase64url } from "../bytes.ts";
+import { keyFingerprint, PUBLIC_KEY_BYTES, verifyEd25519 } from "../signing/ed25519.ts";
 import { canonicalMessageBytes } from "./canonical.ts";
 import type { BeaconMessage } from "./schema.ts";
 
@@ -36,25 +36,6 @@ import type { BeaconMessage } from "./schema.ts";
  * ```
  */
 export type IdentityCheck = { fingerprint: string; verified: boolean };
-
-/**
- * The fingerprint of a raw Ed25519 public key: `"sha256:"` and the lowercase hex SHA-256 of
- * the 32 key bytes.
- *
- * @param rawPublicKey The raw public key bytes.
- * @returns The fingerprint text.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { keyFingerprint } from "./identity.ts";
- *
- * assert.match(await keyFingerprint(new Uint8Array(32)), /^sha256:66687aadf862bd77[0-9a-f]{48}$/);
- * ```
- */
-export async function keyFingerprint(rawPublicKey: Uint8Array<ArrayBuffer>): Promise<string> {
-  return "sha256:" + hex(new Uint8Array(await crypto.subtle.digest("SHA-256", rawPublicKey)));
-}
 
 /**
  * Checks the optional identity of a validated message: computes the key fingerprint and

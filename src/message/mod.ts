@@ -14,7 +14,8 @@
  *
  * @module
  */
-export { checkIdentity, type IdentityCheck, keyFingerprint } from "./identity.ts";
+export { checkIdentity, type IdentityCheck } from "./identity.ts";
+export { keyFingerprint } from "../signing/ed25519.ts";
 export { type BeaconMessage, checkMessage, type MessageCheck } from "./schema.ts";
 export { decodeUtf8Strict } from "../json/utf8.ts";
 export { isJsonObject, type JsonObject, type JsonValue } from "../json/value.ts";

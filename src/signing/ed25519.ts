@@ -12,12 +12,31 @@
  * @module
  */
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { base64url, fromBase64url } from "../bytes.ts";
+import { base64url, fromBase64url, hex } from "../bytes.ts";
 
 /** Bytes in a raw Ed25519 public key (RFC 8032 §5.1.5). */
 export const PUBLIC_KEY_BYTES = 32;
 /** Bytes in an Ed25519 signature (RFC 8032 §5.1.6). */
 export const SIGNATURE_BYTES = 64;
+
+/**
+ * The fingerprint of a raw Ed25519 public key: `"sha256:"` and the lowercase hex SHA-256 of
+ * the 32 key bytes.
+ *
+ * @param rawPublicKey The raw public key bytes.
+ * @returns The fingerprint text.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { keyFingerprint } from "./ed25519.ts";
+ *
+ * assert.match(await keyFingerprint(new Uint8Array(32)), /^sha256:66687aadf862bd77[0-9a-f]{48}$/);
+ * ```
+ */
+export async function keyFingerprint(rawPublicKey: Uint8Array<ArrayBuffer>): Promise<string> {
+  return "sha256:" + hex(new Uint8Array(await crypto.subtle.digest("SHA-256", rawPublicKey)));
+}
 
 /**
  * Signs `bytes` with an Ed25519 private key and returns the signature as unpadded base64url.

@@ -29,8 +29,7 @@
  * @module
  */
 import { base64url, fromBase64url } from "../bytes.ts";
-import { keyFingerprint } from "../message/identity.ts";
-import { PUBLIC_KEY_BYTES } from "./ed25519.ts";
+import { keyFingerprint, PUBLIC_KEY_BYTES } from "./ed25519.ts";
 
 /** The name of the stored secret holding the generated seed. */
 export const SIGNING_KEY_SECRET = "signing-key";

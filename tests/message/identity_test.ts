@@ -1,5 +1,6 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
-import { checkIdentity, keyFingerprint, signMessage } from "../../src/message/identity.ts";
+import { checkIdentity, signMessage } from "../../src/message/identity.ts";
+import { keyFingerprint } from "../../src/signing/ed25519.ts";
 import { base64url, fromBase64url } from "../../src/bytes.ts";
 import { type BeaconMessage, checkMessage } from "../../src/message/schema.ts";
 import { exampleMessages } from "../../src/message/examples.ts";
