@@ -44,6 +44,7 @@ export type { DatabaseConfig } from "./src/store/client.ts";
 export type { Outcome, RequestLogEntry } from "./src/log/request_log.ts";
 export type { ListenerScheme } from "./src/http/target.ts";
 export type { RateDecision, RateLimit, RateLimiter } from "./src/limits/rate.ts";
-export type { IdentityCheck, Receipt } from "./src/intake/accept.ts";
+export type { Receipt } from "./src/intake/accept.ts";
+export type { IdentityCheck } from "./src/message/identity.ts";
 export type { SubmissionKind, Surface } from "./src/store/store.ts";
 export { parseRateLimit } from "./src/limits/rate.ts";

@@ -31,11 +31,11 @@
  *
  * @module
  */
-import type { IdentityCheck, Intake, Receipt } from "../intake/accept.ts";
+import type { Intake, Receipt } from "../intake/accept.ts";
 import type { JsonValue } from "../json/value.ts";
 import { sha256Hex } from "../bytes.ts";
 import { canonicalJson } from "../json/canonical.ts";
-import { checkIdentity } from "../message/identity.ts";
+import { checkIdentity, type IdentityCheck } from "../message/identity.ts";
 import { type BeaconMessage, checkMessage } from "../message/schema.ts";
 import { nativeReceipt, statusUrl } from "../native/receipt.ts";
 import { OutcomeUnknownError } from "../errors.ts";

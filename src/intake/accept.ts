@@ -24,15 +24,8 @@ import type {
 import type { ReceiptBatchProof } from "../signing/receipt.ts";
 import { sha256Digest } from "../bytes.ts";
 import { isReceiptId, newContextId, newReceiptId } from "../ids.ts";
+import type { IdentityCheck } from "../message/identity.ts";
 import type { SourceHasher } from "./source_hash.ts";
-
-/** A signer's identity as checked at intake. */
-export interface IdentityCheck {
-  /** `sha256:<hex>` of the raw Ed25519 public key. */
-  readonly fingerprint: string;
-  /** Whether the signature over the canonical message verified. */
-  readonly verified: boolean;
-}
 
 /** What a protocol hands to the intake. */
 export interface SubmissionInput {

@@ -35,7 +35,12 @@ import type { BeaconMessage } from "./schema.ts";
  * assert.equal(seen.verified, false);
  * ```
  */
-export type IdentityCheck = { fingerprint: string; verified: boolean };
+export interface IdentityCheck {
+  /** `sha256:<hex>` of the raw Ed25519 public key (see {@linkcode keyFingerprint}). */
+  readonly fingerprint: string;
+  /** Whether the signature over the canonical message verified. */
+  readonly verified: boolean;
+}
 
 /**
  * Checks the optional identity of a validated message: computes the key fingerprint and

@@ -9,11 +9,11 @@
 import { OutcomeUnknownError } from "../errors.ts";
 import { BeaconError } from "../http/errors.ts";
 import { jsonResponse } from "../http/json.ts";
-import type { IdentityCheck, Intake, SubmissionInput } from "../intake/accept.ts";
+import type { Intake, SubmissionInput } from "../intake/accept.ts";
 import { describeJsonRefusal, parseStrictJson } from "../json/strict_json.ts";
 import { decodeUtf8Strict } from "../json/utf8.ts";
 import type { RouteHandler } from "../http/route.ts";
-import { checkIdentity } from "../message/identity.ts";
+import { checkIdentity, type IdentityCheck } from "../message/identity.ts";
 import { checkMessage } from "../message/schema.ts";
 import { parseMediaType } from "../http/media_type.ts";
 import { nativeReceipt, statusUrl } from "./receipt.ts";
