@@ -25,7 +25,7 @@ import { jwks, JWKS_CONTENT_TYPE, signCard, unsignedCard } from "./a2a/card_sign
 import { JWKS_PATH } from "./routes.ts";
 import { MARKDOWN_CONTENT_TYPE, SERVED_DOC_FILES, type ServedDoc } from "./native/docs.ts";
 import { SERVED_DOC_TEXTS } from "./native/served_docs.ts";
-import { messageJsonSchema } from "./message/schema.ts";
+import { messageJsonSchema } from "./message/json_schema.ts";
 import type { SigningKey } from "./signing/key.ts";
 
 /** Everything served as a document, for one origin. */

@@ -11,7 +11,7 @@
  * @module
  */
 
-import { messageJsonSchema } from "../message/schema.ts";
+import { messageJsonSchema } from "../message/json_schema.ts";
 
 /**
  * Where the generated schema is committed, resolved from this module so the script works from

@@ -3,7 +3,7 @@
  * valibot. Everything else derives from {@linkcode MessageSchema}: the TypeScript type
  * {@linkcode BeaconMessage}, the validator {@linkcode checkMessage} run on every structured
  * submission, and the published JSON Schema `schemas/message.schema.json`
- * ({@linkcode messageJsonSchema}, written by `generate_schema.ts`).
+ * (`messageJsonSchema` in `json_schema.ts`, written by `generate_schema.ts`).
  *
  * Decisions that the contract depends on:
  *
@@ -35,8 +35,6 @@
 
 import * as v from "valibot";
 import { codePointLengthWithin, isJsonObject } from "../json/value.ts";
-import { exampleMessages } from "./examples.ts";
-import { toJsonSchema } from "@valibot/to-json-schema";
 
 // Every problem text passes through `problem`, so checkMessage can prove that what it returns
 // is one of these fixed strings and never a valibot default message (those quote the input).
@@ -95,6 +93,22 @@ const SIGNATURE = /^[A-Za-z0-9_-]{85}[AQgw]$/;
 // JSON Schema fragments for custom valibot actions that @valibot/to-json-schema cannot convert
 // by itself; keyed by the action object, so the limit lives in one place.
 const jsonSchemaOf = new WeakMap<object, Record<string, unknown>>();
+
+/**
+ * The JSON Schema fragment a custom action of {@linkcode MessageSchema} stands for (`maxLength`
+ * in code points), for the JSON Schema builder (`json_schema.ts`); `undefined` for any other.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { jsonSchemaFragment } from "./schema.ts";
+ *
+ * assert.equal(jsonSchemaFragment({}), undefined);
+ * ```
+ */
+export function jsonSchemaFragment(action: object): Record<string, unknown> | undefined {
+  return jsonSchemaOf.get(action);
+}
 
 function maxCodePoints(max: number) {
   const action = v.check<string, string>(
@@ -434,39 +448,4 @@ export function checkMessage(value: unknown): MessageCheck {
     }
   }
   return { ok: false, field: first!.field, problem: first!.problem, violations };
-}
-
-/**
- * The JSON Schema (draft-07) of a beacon/0.1 message, derived from {@linkcode MessageSchema}
- * with `title`, `description` and the examples of `examples.ts` as `examples`. This is exactly
- * what `generate_schema.ts` writes to `schemas/message.schema.json`. A fresh object each call.
- *
- * Draft-07 because every common validator supports it; the keywords used here (`type`,
- * `properties`, `required`, `additionalProperties`, `const`, `enum`, `minLength`,
- * `maxLength`, `pattern`) mean the same in 2020-12.
- *
- * @returns The JSON Schema as a plain JSON object.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { messageJsonSchema } from "./schema.ts";
- *
- * assert.equal(messageJsonSchema().title, "beacon/0.1 message");
- * ```
- */
-export function messageJsonSchema(): Record<string, unknown> {
-  const generated = toJsonSchema(MessageSchema, {
-    target: "draft-07",
-    // The root and each nested object are pipes of two schemas (the array guard, then the
-    // strict object); "output" converts from the last schema on, the strict object.
-    typeMode: "output",
-    errorMode: "throw",
-    overrideAction: ({ valibotAction, jsonSchema }) => {
-      const fragment = jsonSchemaOf.get(valibotAction);
-      return fragment === undefined ? undefined : { ...jsonSchema, ...fragment };
-    },
-  });
-  const { $schema, title, description, ...rest } = generated;
-  return { $schema, title, description, ...rest, examples: structuredClone(exampleMessages) };
 }

@@ -1,6 +1,7 @@
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
 import { MESSAGE_SCHEMA_URL, renderMessageSchema } from "../../src/cli/generate_schema.ts";
-import { checkMessage, messageJsonSchema } from "../../src/message/schema.ts";
+import { checkMessage } from "../../src/message/schema.ts";
+import { messageJsonSchema } from "../../src/message/json_schema.ts";
 import { exampleMessages } from "../../src/message/examples.ts";
 import { assertSamplesExist } from "../support/samples.ts";
 
