@@ -87,7 +87,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   const door = createDoor(options.log, now);
   const refuseUnavailable = (request: Request, startedAt = now()) => {
     request.body?.cancel().catch(() => {});
-    return door.refuse(request, startedAt, "unavailable");
+    return door.turnAway(request, startedAt, "unavailable");
   };
   const started = new Date(now());
   // Prepared once; no per-Host work or cache (src/documents.ts). The card is signed only for

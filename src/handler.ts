@@ -173,7 +173,7 @@ export function buildHandler(
     if (typeof url === "string") {
       releaseBody(request);
       return Promise.resolve(
-        parts.door.refuse(request, startedAt, url),
+        parts.door.turnAway(request, startedAt, url),
       );
     }
     const context: Context = {

@@ -143,20 +143,20 @@ function invalidStatus(): never {
   throw invalidParams("status", "must be a TaskState name such as TASK_STATE_SUBMITTED");
 }
 
-function refuse(failure: () => A2AFailure): Method {
+function alwaysFailing(failure: () => A2AFailure): Method {
   return () => Promise.reject(failure());
 }
 
-const noStreaming = refuse(() =>
+const noStreaming = alwaysFailing(() =>
   new A2AFailure(
     "unsupportedOperation",
     "This operation is not supported: streaming is false in the agent card",
   )
 );
 
-const noPush = refuse(() => new A2AFailure("pushNotificationNotSupported"));
+const noPush = alwaysFailing(() => new A2AFailure("pushNotificationNotSupported"));
 
-const noExtendedCard = refuse(() =>
+const noExtendedCard = alwaysFailing(() =>
   new A2AFailure(
     "unsupportedOperation",
     "This operation is not supported: the agent card does not declare extendedAgentCard",

@@ -144,7 +144,7 @@ export function checkSendMessage(params: JsonObject | undefined): CheckedSendMes
   const message = found.check(optionalObject, request, "message", "message");
   if (message === undefined) {
     if (member(request, "message") === undefined) {
-      found.check(refuse, "message", "is required");
+      found.check(throwInvalidParams, "message", "is required");
     }
     found.throwAny();
   }
@@ -213,7 +213,7 @@ export function checkSendMessage(params: JsonObject | undefined): CheckedSendMes
 }
 
 /** Throws the -32602 for `path`. */
-function refuse(path: string, description: string): never {
+function throwInvalidParams(path: string, description: string): never {
   throw invalidParams(path, description);
 }
 

@@ -4,10 +4,10 @@
  * an entry's deadline): it gets the hardening headers (`response_headers.ts`) and produces exactly
  * one request log line (`request_log.ts`).
  *
- * Refusals take one way too: `refuse` (src/http/errors.ts) inside the pipeline, {@linkcode Door.refuse} for an
- * entry or adapter that answers before (or instead of) the pipeline. Both record the code in the
- * request log and build the native error response; the door hardens it. Nothing else in the
- * Beacon sets the hardening headers.
+ * Refusals take one way too: `refuse` (src/http/errors.ts) inside the pipeline, and
+ * {@linkcode Door.turnAway} for an entry or adapter that answers before (or instead of) the
+ * pipeline. Both record the code in the request log and build the native error response; the door
+ * hardens it. Nothing else in the Beacon sets the hardening headers.
  *
  * "Exactly one" holds when an entry answers a request itself while the pipeline is still working
  * on it (the Workers deadline): the first answer through the door is logged and the late one is
@@ -42,7 +42,12 @@ export interface Door {
    * Refuses a request the pipeline did not (or not yet) answer, with the native error for `code`:
    * a bad request line, a database not yet open, a deadline.
    */
-  refuse(request: Arrival, startedAt: number, code: ErrorCode, options?: RefusalOptions): Response;
+  turnAway(
+    request: Arrival,
+    startedAt: number,
+    code: ErrorCode,
+    options?: RefusalOptions,
+  ): Response;
 }
 
 /**
@@ -56,7 +61,7 @@ export interface Door {
  * const lines: { status?: number; outcome?: string; code?: unknown }[] = [];
  * const door = createDoor((entry) => lines.push(entry), () => 5);
  * const request = new Request("http://127.0.0.1/");
- * const response = door.refuse(request, 0, "unavailable");
+ * const response = door.turnAway(request, 0, "unavailable");
  * assert.equal(response.headers.get("x-content-type-options"), "nosniff");
  * assert.equal(lines.length, 1);
  * const { status, outcome, code } = lines[0];
@@ -95,7 +100,7 @@ export function createDoor(
   return {
     middleware: (context, next) => next().then((response) => leaveContext(context, response)),
     leave,
-    refuse: (request, startedAt, code, options = {}) => {
+    turnAway: (request, startedAt, code, options = {}) => {
       const log: RequestLog = { code };
       if (options.outcome !== undefined) log.outcome = options.outcome;
       return leave(request, startedAt, log, errorResponse(code, options));

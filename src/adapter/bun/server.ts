@@ -43,7 +43,7 @@ function listen(config: ServerConfig, beacon: Beacon): Promise<Listening> {
     idleTimeout: BUN_IDLE_TIMEOUT_SECONDS,
     fetch: bunFetch(beacon.fetch),
     // The core answers every request itself; this is only for a handler that threw anyway.
-    error: () => createDoor(undefined, Date.now).refuse({ method: "" }, 0, "internal"),
+    error: () => createDoor(undefined, Date.now).turnAway({ method: "" }, 0, "internal"),
   });
   return Promise.resolve({
     port: server.port,

@@ -252,9 +252,9 @@ export function toNodeListener(
   // A handler that failed without an answer has logged nothing, and writing its answer may have
   // been what failed: that last resort is hardened but not logged again.
   const lastResort = createDoor(undefined, Date.now);
-  const refuse = (incoming: IncomingMessage, outgoing: ServerResponse, code: ErrorCode) => {
+  const deny = (incoming: IncomingMessage, outgoing: ServerResponse, code: ErrorCode) => {
     incoming.resume(); // discard a body nobody will read
-    const response = door.refuse({ method: incoming.method ?? "" }, Date.now(), code);
+    const response = door.turnAway({ method: incoming.method ?? "" }, Date.now(), code);
     writeResponse(outgoing, response, true).catch((error) => {
       options.onError?.(error);
       outgoing.destroy();
@@ -271,7 +271,7 @@ export function toNodeListener(
       // every method a route lacks). Otherwise the target or Host is not one of ours.
       const method = (incoming.method ?? "").toUpperCase();
       const forbidden = method === "CONNECT" || method === "TRACE" || method === "TRACK";
-      return refuse(incoming, outgoing, forbidden ? "method_not_allowed" : "not_found");
+      return deny(incoming, outgoing, forbidden ? "method_not_allowed" : "not_found");
     }
     let answer: Promise<Response>;
     try {
@@ -287,7 +287,7 @@ export function toNodeListener(
       .catch((error) => {
         options.onError?.(error);
         if (!outgoing.headersSent) {
-          const response = lastResort.refuse({ method: incoming.method ?? "" }, 0, "internal");
+          const response = lastResort.turnAway({ method: incoming.method ?? "" }, 0, "internal");
           writeResponse(outgoing, response, true).catch(() => outgoing.destroy());
         } else {
           outgoing.destroy();
@@ -318,7 +318,7 @@ export function refuseConnect(
   if (!socket.writable) return socket.destroy();
   void (async () => {
     const arrival = { method: "CONNECT" };
-    const response = createDoor(undefined, Date.now).refuse(arrival, 0, "method_not_allowed");
+    const response = createDoor(undefined, Date.now).turnAway(arrival, 0, "method_not_allowed");
     const body = await response.text();
     let head = `HTTP/1.1 ${response.status} Method Not Allowed\r\n`;
     for (const [name, value] of response.headers) head += `${name}: ${value}\r\n`;

@@ -146,7 +146,7 @@ const worker: ModuleWorker = {
     }
     if ("failure" in instance) {
       // No Beacon to log through (its configuration failed); the door still hardens the answer.
-      return Promise.resolve(createDoor(undefined, Date.now).refuse(request, 0, "unavailable"));
+      return Promise.resolve(createDoor(undefined, Date.now).turnAway(request, 0, "unavailable"));
     }
     return serve(instance.beacon, request, context);
   },
