@@ -29,7 +29,7 @@ import type { Door } from "./middleware/door.ts";
 import type { Route, RouteHandler } from "./http/route.ts";
 import { router } from "./middleware/router.ts";
 import { type ForwardingHeader, identifySource } from "./middleware/source.ts";
-import { type CachedDocument, prepareText, serveDocument } from "./http/cacheable.ts";
+import { type CachedDocument, serveDocument } from "./http/cacheable.ts";
 import { type ListenerScheme, trustedUrl } from "./http/target.ts";
 import {
   A2A_PATH,
@@ -49,7 +49,7 @@ import { treeHeadHandler } from "./native/tree_head.ts";
 import type { SignedTreeHead } from "./tree_heads.ts";
 import { a2aHandler } from "./a2a/endpoint.ts";
 import { SERVED_DOC_FILES, type ServedDoc } from "./native/docs.ts";
-import { HOME_CONTENT_TYPE, homePage } from "./native/home.ts";
+import { homeHandler } from "./native/home.ts";
 
 /** Everything the handler is built from (resolved configuration plus opened resources). */
 export interface HandlerDependencies {
@@ -78,9 +78,6 @@ export interface HandlerDependencies {
   readonly door: Door;
   readonly onError?: (error: unknown) => void;
 }
-
-/** When this module was loaded: the home page's `Last-Modified` (it changes with the code only). */
-const STARTED = new Date(Math.floor(Date.now() / 1000) * 1000);
 
 /** Runs `middleware` in front of `handler` for one route method. */
 function chain(middleware: readonly Middleware[], handler: RouteHandler): RouteHandler {
@@ -126,18 +123,8 @@ export function buildHandler(
       onError: parts.onError,
     }),
   );
-  const home: RouteHandler = async (context) => {
-    const origin = parts.origin(context.request, context.url);
-    const page = await prepareText(homePage(origin), {
-      lastModified: STARTED,
-      maxAgeSeconds: 300,
-      contentType: HOME_CONTENT_TYPE,
-    });
-    context.log.outcome = "served";
-    return serveDocument(context.request, page);
-  };
   const routes: Route[] = [
-    { name: "home", path: HOME_PATH, methods: { GET: home } },
+    { name: "home", path: HOME_PATH, methods: { GET: homeHandler(parts.origin) } },
     { name: "discovery", path: DISCOVERY_PATH, methods: { GET: document("discovery") } },
     { name: "a2a.card", path: CARD_PATH, methods: { GET: document("card") } },
     { name: "schema", path: SCHEMA_PATH, methods: { GET: document("schema") } },

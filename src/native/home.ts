@@ -6,7 +6,9 @@
  *
  * The page has no script, style, image or form, so the response headers every answer carries
  * (`Content-Security-Policy: default-src 'none'; frame-ancestors 'none'`, `nosniff`) hold for
- * it unchanged.
+ * it unchanged. The handler sets only what is the page's own (its media type and caching, through
+ * `src/http/cacheable.ts`, as every served document does); the hardening headers come from the
+ * door (`src/middleware/door.ts`), as for every other answer.
  *
  * @module
  */
@@ -19,6 +21,8 @@ import {
   STATUS_PATH,
   SUBMIT_PATH,
 } from "../routes.ts";
+import { prepareText, serveDocument } from "../http/cacheable.ts";
+import type { RouteHandler } from "../http/route.ts";
 import { BEACON_DESCRIPTION, IDENTITY_STATEMENT } from "./discovery.ts";
 import { docUrl } from "./docs.ts";
 
@@ -72,4 +76,20 @@ names ${code(`GET ${origin}${STATUS_PATH}`)} for its status.</li>
 </body>
 </html>
 `;
+}
+
+/** When this module was loaded: the page's `Last-Modified` (it changes with the code only). */
+const STARTED = new Date(Math.floor(Date.now() / 1000) * 1000);
+
+/** The `GET /` route handler, for the public origin `origin` gives for a request. */
+export function homeHandler(origin: (request: Request, url: URL) => string): RouteHandler {
+  return async (context) => {
+    const page = await prepareText(homePage(origin(context.request, context.url)), {
+      lastModified: STARTED,
+      maxAgeSeconds: 300,
+      contentType: HOME_CONTENT_TYPE,
+    });
+    context.log.outcome = "served";
+    return serveDocument(context.request, page);
+  };
 }
