@@ -258,6 +258,16 @@ Deno.test("every import in src/ points down the table of layers", async () => {
   assertEquals(unusedPermissions(graph), []);
 });
 
+Deno.test("the README's map of src/ names every unit of the table", async () => {
+  const readme = await Deno.readTextFile(`${ROOT}README.md`);
+  const map = readme.slice(readme.indexOf("## Where things are"));
+  const block = map.slice(map.indexOf("```"), map.indexOf("```", map.indexOf("```") + 3));
+  const named = new Set(
+    [...block.matchAll(/^src\/([^/\s]+)/gm)].map((match) => match[1]),
+  );
+  assertEquals(Object.keys(LAYERS).filter((unit) => !named.has(unit)).sort(), []);
+});
+
 Deno.test("the table of layers is a layering: no unit imports itself round a loop", () => {
   const edges = new Map(Object.entries(LAYERS));
   for (const targets of edges.values()) {
