@@ -2,7 +2,7 @@
  * The one door out of the Beacon. Every response leaves through it, whether the pipeline made it
  * or not (an unparsable target, an invalid `Host`, a closed Beacon, storage that cannot be opened,
  * an entry's deadline): it gets the hardening headers (`response_headers.ts`) and produces exactly
- * one request log line (`request_log.ts`).
+ * one request log line (`src/log/request_log.ts`).
  *
  * Refusals take one way too: `refuse` (src/http/errors.ts) inside the pipeline, and
  * {@linkcode Door.turnAway} for an entry or adapter that answers before (or instead of) the

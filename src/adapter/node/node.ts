@@ -7,7 +7,7 @@
  * Whatever the request, the listener answers: a method the Fetch standard cannot represent
  * (`CONNECT`, `TRACE`, `TRACK`: `new Request` throws for them) gets the core's `405`, a target
  * or `Host` that is not an origin-form URL of ours the core's `404`, both with the core's
- * hardening headers (src/errors.ts, src/middleware/response_headers.ts).
+ * hardening headers (src/http/errors.ts, src/middleware/response_headers.ts).
  *
  * @example Mount the Beacon under `/beacon` in an existing `node:http` server
  * ```ts ignore
