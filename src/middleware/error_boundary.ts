@@ -1,8 +1,8 @@
 /**
  * The last line of the error mapping: anything thrown below becomes a native error response
  * through {@linkcode responseForError}, which never exposes an unknown error's message or stack.
- * Unexpected errors (anything but an expected refusal, `isRefusal` in src/http/errors.ts) go to the operator's
- * `onError` hook (for logs), never to the client.
+ * Unexpected errors (anything but an expected refusal, `isRefusal` in src/http/errors.ts) go to
+ * the operator's `onError` hook (for logs), never to the client.
  *
  * @module
  */
