@@ -97,7 +97,7 @@ export class TreeHeadRefused extends Error {
  * signed and never stops the signer.
  */
 export class TreeHeadIgnored extends Error {
-  constructor(seq: number) {
+  constructor(readonly seq: number) {
     super(`checkpoint ${seq} does not verify under the key it names; it is ignored`);
     this.name = "TreeHeadIgnored";
   }

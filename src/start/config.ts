@@ -386,6 +386,21 @@ export function publicUrlFact(config: ServerConfig): string {
 }
 
 /**
+ * The log line of an unexpected error: its name, and the row it names when it is about one
+ * (`seq`, a number of the Beacon's own: the tree heads' `TreeHeadWithheld` and
+ * `TreeHeadIgnored`), never its message.
+ */
+function errorEvent(error: unknown): Record<string, unknown> {
+  const event: Record<string, unknown> = {
+    event: "error",
+    name: (error as Error)?.name ?? "unknown",
+  };
+  const seq = (error as { seq?: unknown })?.seq;
+  if (Number.isSafeInteger(seq)) event.seq = seq;
+  return event;
+}
+
+/**
  * Creates the Beacon a server entry runs: the configured options, one JSON log line per request on
  * stdout when logging is on, and unexpected errors reported by name only on stderr (never their
  * message, which may quote data). It prints nothing itself: the first line of a start is the
@@ -395,8 +410,7 @@ export function beaconForServer(config: ServerConfig, extra: BeaconOptions = {})
   return createBeacon({
     ...config.options,
     log: config.logRequests ? (entry) => console.log(JSON.stringify(entry)) : undefined,
-    onError: (error) =>
-      console.error(JSON.stringify({ event: "error", name: (error as Error)?.name ?? "unknown" })),
+    onError: (error) => console.error(JSON.stringify(errorEvent(error))),
     ...extra,
   });
 }
