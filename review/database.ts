@@ -36,6 +36,8 @@ export interface Schema {
   readonly signedRedactions: boolean;
   /** `receipt_signatures` exists: receipt signatures stored at intake (migration 9). */
   readonly receiptSignatures: boolean;
+  /** `log_settings` exists: where intake signatures are required is recorded (migration 10). */
+  readonly logSettings: boolean;
 }
 
 /** An open database. */
@@ -95,7 +97,8 @@ async function mustExist(config: DatabaseConfig): Promise<void> {
 async function readSchema(client: Client): Promise<Schema & { submissions: boolean }> {
   const rows = (await client.execute(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN " +
-      "('submissions', 'review_events', 'checkpoints', 'redactions', 'receipt_signatures')",
+      "('submissions', 'review_events', 'checkpoints', 'redactions', 'receipt_signatures', " +
+      "'log_settings')",
   )).rows.map((row) => String(row.name));
   return {
     submissions: rows.includes("submissions"),
@@ -103,6 +106,7 @@ async function readSchema(client: Client): Promise<Schema & { submissions: boole
     checkpoints: rows.includes("checkpoints"),
     redactions: rows.includes("redactions"),
     receiptSignatures: rows.includes("receipt_signatures"),
+    logSettings: rows.includes("log_settings"),
     signedRedactions: rows.includes("redactions") && (await client.execute(
           "SELECT 1 FROM pragma_table_info('redactions') WHERE name = 'signature'",
         )).rows.length > 0,
@@ -163,6 +167,7 @@ export async function openForAppending(
         redactions: true,
         signedRedactions: true,
         receiptSignatures: true,
+        logSettings: true,
       },
       appending: true,
       close: () => Promise.resolve(client.close()),

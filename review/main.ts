@@ -11,6 +11,7 @@
  * export               NDJSON or CSV of submissions with their history
  * stats                counts by day, surface, kind, signature, status; top sources
  * verify               check digests and checkpoints; sign one with BEACON_SIGNING_KEY
+ * monitor <url>        watch the published tree head from outside the database
  * redact <id>          remove one submission's content, with a recorded reason
  * serve                the web console on 127.0.0.1
  * ```
@@ -32,6 +33,7 @@ import { EXPORT_OPTIONS, exportCommand } from "./export.ts";
 import { CliError, type Context } from "./io.ts";
 import { LIST_OPTIONS, listCommand } from "./list.ts";
 import { MARK_OPTIONS, markCommand } from "./mark.ts";
+import { MONITOR_OPTIONS, monitorCommand } from "./monitor.ts";
 import { type OptionValues, parseCommand } from "./options.ts";
 import { REDACT_OPTIONS, redactCommand } from "./redact.ts";
 import { SERVE_OPTIONS, serveCommand } from "./console/serve.ts";
@@ -143,6 +145,19 @@ const COMMANDS: Record<string, Command> = {
     positionals: 0,
     run: verifyCommand,
   },
+  monitor: {
+    usage: `monitor <URL> --state FILE [--trust PUBLIC_KEY] [--interval SECONDS] [--once]
+  Watches the Beacon at URL from outside its database: fetches its signed tree head, verifies
+  it under the trusted key, and checks that it extends the head kept in FILE (a consistency
+  proof, RFC 9162 §2.1.4), then keeps it. The first run needs --trust (receiptSigning.publicKey
+  of the discovery document, compared out of band); FILE then keeps the key. Checks every
+  --interval seconds (60) until stopped, or once with --once. Exit status 1 on a shrink, a fork
+  or a head that does not verify; 3 when the Beacon could not be checked (--once). Opens no
+  database.`,
+    options: MONITOR_OPTIONS,
+    positionals: 1,
+    run: (context, values, [url]) => monitorCommand(context, values, url),
+  },
   redact: {
     usage: `redact <id> --reason TEXT [--reviewer NAME]
   Removes the content of one submission under a legal duty: appends a redaction record (who,
@@ -176,6 +191,7 @@ Commands:
   export        NDJSON or CSV of submissions with their history
   stats         counts by day, surface, kind, signature, status; busiest sources
   verify        check digests and checkpoints; sign one with BEACON_SIGNING_KEY
+  monitor <url> watch the published tree head from outside the database
   redact <id>   remove one submission's content, with a recorded reason
   serve         the web console on 127.0.0.1
 ${COMMON_HELP}
@@ -228,7 +244,12 @@ export async function main(args: string[], context: Context): Promise<number> {
       return 0;
     }
     if (positionals.length < Math.min(1, command.positionals)) {
-      throw new CliError(`Cannot run ${name}: a receipt id (or a unique prefix) is required`, 2);
+      throw new CliError(
+        name === "monitor"
+          ? "Cannot run monitor: the Beacon's URL is required, such as https://beacon.example"
+          : `Cannot run ${name}: a receipt id (or a unique prefix) is required`,
+        2,
+      );
     }
     return await command.run(context, values, positionals);
   } catch (error) {

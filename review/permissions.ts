@@ -9,8 +9,9 @@
  *   dependencies are installed in);
  * - write: the database folder (the driver opens its WAL and shared-memory files there; reading
  *   commands never write rows), and for `export --out FILE` that one file;
- * - network: nothing, except the remote database's host, and for `serve` its listen address
- *   (loopback unless `--allow-non-loopback`);
+ * - network: nothing, except the remote database's host, for `serve` its listen address
+ *   (loopback unless `--allow-non-loopback`), and for `monitor` the Beacon it watches (and then
+ *   no database at all, only its state file);
  * - the native driver only with a file database: Deno's `--allow-ffi` and `--allow-sys=…`, Node's
  *   `--allow-addons`;
  * - no subprocesses, no workers. No signing key is needed for anything but signing a checkpoint
@@ -142,6 +143,26 @@ export function reviewNeeds(facts: RunFacts): ReviewNeeds {
   const net: string[] = [];
   let nativeDriver = false;
   let databaseFileOpened: string | undefined;
+  if (command === "monitor") {
+    // A monitor opens no database: it reads the Beacon's published head over HTTP and keeps
+    // what it saw in its state file (monitor.ts), written whole to FILE.new, then renamed.
+    const state = option(args, "state");
+    if (state !== undefined && state !== "") {
+      const file = absolute(state, cwd);
+      // Deno's rename asks for read and write on both names.
+      read.push(file, file + ".new");
+      write.push(file, file + ".new");
+    }
+    const target = args.find((arg) => /^https?:\/\//i.test(arg));
+    try {
+      const beacon = new URL(target ?? "");
+      const port = beacon.port !== "" ? beacon.port : beacon.protocol === "https:" ? "443" : "80";
+      net.push(`${beacon.hostname}:${port}`);
+    } catch {
+      // monitor.ts reports the missing or bad URL; it gets no network for it.
+    }
+    return { read, write, net, nativeDriver, databaseUrl: url };
+  }
   if (url.startsWith("file:")) {
     databaseFileOpened = databaseFile(url, cwd);
     const folder = posix.dirname(databaseFileOpened);

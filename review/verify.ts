@@ -31,6 +31,8 @@
 import {
   fromBase64url,
   hex,
+  IntakeSignatures,
+  intakeSignaturesFrom,
   leafHash,
   MerkleAccumulator,
   parseSigningKey,
@@ -43,7 +45,9 @@ import {
   verifyCheckpoint,
   verifyRedaction,
 } from "../src/signing/mod.ts";
+import { INTAKE_SIGNATURES_FROM } from "../src/store/mod.ts";
 import { appendCheckpoint } from "./appends.ts";
+import { signedFieldsOf } from "./receipt_signature.ts";
 import {
   databaseConfig,
   openForAppending,
@@ -131,6 +135,22 @@ async function trustedKeys(
   const stored = await storedPublicKey(database);
   if (stored !== undefined) return { keys: new Set([stored]), source: "the stored key" };
   return { keys: new Set(), source: "none" };
+}
+
+/**
+ * The first `seq` that must carry a verifying intake signature (src/signing/log_audit.ts), as the
+ * server reads it; `Infinity` for a store older than version 9.
+ */
+async function intakeSignaturesStart(database: ReviewDatabase): Promise<number> {
+  if (!database.schema.receiptSignatures) return Infinity;
+  const row = (await database.client.execute(
+    database.schema.logSettings
+      ? INTAKE_SIGNATURES_FROM
+      : "SELECT NULL AS recorded, (SELECT MIN(seq) FROM receipt_signatures) AS first_signed",
+  )).rows[0];
+  const number = (value: unknown) =>
+    value === null || value === undefined ? undefined : Number(value);
+  return intakeSignaturesFrom(number(row?.recorded), number(row?.first_signed));
 }
 
 async function hasRedactions(database: ReviewDatabase): Promise<boolean> {
@@ -260,6 +280,8 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
     await compareAt(); // tree size 0
 
     // Every row, in order.
+    const intakeFrom = await intakeSignaturesStart(database);
+    const intake = new IntakeSignatures(trust.keys);
     let expected = 1;
     let digestMismatches = 0;
     const redacted: string[] = [];
@@ -274,6 +296,22 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
           );
         }
         expected = row.seq + 1;
+        // A head vouches only for rows the Beacon acknowledged: each carries the intake
+        // signature stored in its own transaction.
+        if (
+          trust.keys.size > 0 && row.seq >= intakeFrom &&
+          !await intake.verifies(signedFieldsOf(row), row.receiptSignature ?? undefined)
+        ) {
+          await problem(
+            `${where}: ` +
+              (row.receiptSignature === null
+                ? "no intake signature is stored (the Beacon did not acknowledge this row: " +
+                  "inserted by a database writer?)"
+                : `its stored intake signature does not verify under a key trusted by ` +
+                  `${trust.source} (the Beacon did not acknowledge this row as it is: inserted ` +
+                  "or changed by a database writer?)"),
+          );
+        }
         if (row.redaction !== null) {
           const flaw = await redactionFlaw(row, row.redaction, trust.keys);
           if (flaw !== undefined) await problem(`${where}: redaction record ${flaw}`);

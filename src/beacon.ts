@@ -187,6 +187,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         origin: (_request, url) => publicOrigin ?? url.origin,
         documents,
         treeHead: () => treeHeadSigner.latest(),
+        consistency: (first, second) => treeHeadSigner.consistency(first, second),
         door,
         onError: options.onError,
       });

@@ -34,6 +34,7 @@ import { type ListenerScheme, trustedUrl } from "./http/target.ts";
 import {
   A2A_PATH,
   CARD_PATH,
+  CONSISTENCY_PATH,
   DISCOVERY_PATH,
   DOCS_PATH,
   HOME_PATH,
@@ -45,8 +46,8 @@ import {
 } from "./routes.ts";
 import { submitHandler } from "./native/submit.ts";
 import { statusHandler } from "./native/status.ts";
-import { treeHeadHandler } from "./native/tree_head.ts";
-import type { SignedTreeHead } from "./tree_heads.ts";
+import { consistencyHandler, treeHeadHandler } from "./native/tree_head.ts";
+import type { ConsistencyProof, SignedTreeHead } from "./tree_heads.ts";
 import { a2aHandler } from "./a2a/endpoint.ts";
 import { SERVED_DOC_FILES, type ServedDoc } from "./native/docs.ts";
 import { homeHandler } from "./native/home.ts";
@@ -74,6 +75,8 @@ export interface HandlerDependencies {
   }>;
   /** The latest signed tree head of the Beacon's key (src/tree_heads.ts). */
   readonly treeHead: () => Promise<SignedTreeHead | undefined>;
+  /** Consistency proofs between tree sizes (`TreeHeadSigner.consistency`). */
+  readonly consistency: (first: number, second: number) => Promise<ConsistencyProof | undefined>;
   /** The one way out: hardening headers and the request log line. */
   readonly door: Door;
   readonly onError?: (error: unknown) => void;
@@ -144,6 +147,11 @@ export function buildHandler(
       name: "native.tree_head",
       path: TREE_HEAD_PATH,
       methods: { GET: chain([statusLimited], treeHeadHandler(parts.treeHead)) },
+    },
+    {
+      name: "native.consistency",
+      path: CONSISTENCY_PATH,
+      methods: { GET: chain([statusLimited], consistencyHandler(parts.consistency)) },
     },
     // Some clients append a slash to the card's interface URL; both spellings are the endpoint.
     { name: "a2a", path: A2A_PATH, methods: { POST: a2a } },

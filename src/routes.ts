@@ -15,6 +15,8 @@ export const SUBMIT_PATH = "/beacon/0.1/submissions";
 export const STATUS_PATH = "/beacon/0.1/submissions/{id}";
 /** The latest signed tree head of the submissions log (src/native/tree_head.ts). */
 export const TREE_HEAD_PATH = "/beacon/0.1/tree-head";
+/** Consistency proofs between tree sizes (RFC 9162 §2.1.4; src/native/tree_head.ts). */
+export const CONSISTENCY_PATH = "/beacon/0.1/tree-head/consistency";
 /** The served message schema. */
 export const SCHEMA_PATH = "/schemas/message.schema.json";
 /** The A2A agent card (A2A 1.0.1 §8.2). */

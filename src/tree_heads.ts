@@ -12,16 +12,31 @@
  * - every `intervalMs` (`BEACON_CHECKPOINT_INTERVAL`, default 2 s) while it grows;
  * - at graceful shutdown ({@linkcode TreeHeadSchedule.stop}, called by `Beacon.close()`).
  *
- * The tree is built once per process: the first signing reads every row's four leaf columns in
- * keyset pages (O(n) reads, O(log n) memory: {@linkcode MerkleAccumulator}); later ones read only
- * the rows after it. While it reads, it checks what it is about to vouch for: `seq` without gaps,
- * and the root at every recorded checkpoint's size equal to that checkpoint's root. If either
- * fails, the store is known to be inconsistent (rows changed, inserted or removed under a head):
- * it never signs again in this process (a signature would vouch for the damage) and reports one
- * `TreeHeadRefused` error. A head row whose signature does not verify under the key it names is
- * not a head: it is ignored (and reported once, `TreeHeadIgnored`), so a writer's garbage never
- * stops the signer, and never served (`latest()` serves the largest head that verifies). Content digests are `review verify`'s to check: the tree commits to
- * each row's digest, not its bytes.
+ * The tree is built once per process ({@linkcode MerkleLog}): the first signing reads every row in
+ * keyset pages (O(n) reads, about 64 bytes of memory per 256 rows); later ones read only the rows
+ * after it, so the cost of one head does not grow with the log. While it reads, it checks what
+ * it is about to vouch for:
+ *
+ * - `seq` without gaps;
+ * - each new row's stored intake signature, from schema version 10's start on
+ *   (src/signing/log_audit.ts): a row without one that verifies under the key was not
+ *   acknowledged by the Beacon, so the head stops before it and the row is reported once
+ *   (`TreeHeadWithheld`);
+ * - the new tree extends every head of this key (RFC 9162 §2.1.4): the same root over that
+ *   prefix, at every size, including heads another instance signed meanwhile.
+ *
+ * If a root differs, the store is known to be inconsistent (rows changed, inserted or removed
+ * under a head): it never signs again in this process (a signature would vouch for the damage),
+ * reports one `TreeHeadRefused` error, and goes on serving the largest head that verifies. Only
+ * heads of this key bind it: a head row whose signature does not verify is not a head (ignored,
+ * reported once, `TreeHeadIgnored`), and one under another key is `review verify`'s to weigh, so
+ * a writer's garbage never stops the signer and is never served (`latest()` serves the largest
+ * head that verifies). Content digests are `review verify`'s to check: the tree commits to each
+ * row's digest, not its bytes.
+ *
+ * The same tree answers consistency proofs between any two sizes up to the served head
+ * ({@linkcode TreeHeadSigner.consistency}), so a monitor holding an older head can check that a
+ * newer one only appended (`review monitor`).
  *
  * Several instances on one database: the insert is one statement that appends only when no head
  * of this key already covers this size or more (`WHERE NOT EXISTS`), so concurrent signers add at
@@ -44,7 +59,14 @@ import {
   verifyCheckpoint,
 } from "./signing/checkpoint.ts";
 import type { SigningKey } from "./signing/key.ts";
-import { leafHash, MerkleAccumulator, submissionLeafData } from "./signing/merkle.ts";
+import { consistencyProof, IntakeSignatures, intakeSignaturesFrom } from "./signing/log_audit.ts";
+import { leafHash, MERKLE_CHUNK, MerkleLog, submissionLeafData } from "./signing/merkle.ts";
+import {
+  INTAKE_SIGNATURES_FROM,
+  SIGNATURE_COLUMNS,
+  signatureJoin,
+  storedSignatureOf,
+} from "./store/rows.ts";
 import type { SubmissionStore } from "./store/store.ts";
 import { unref } from "./timers.ts";
 
@@ -75,10 +97,36 @@ export class TreeHeadRefused extends Error {
  * signed and never stops the signer.
  */
 export class TreeHeadIgnored extends Error {
-  constructor(seq: number) {
+  constructor(readonly seq: number) {
     super(`checkpoint ${seq} does not verify under the key it names; it is ignored`);
     this.name = "TreeHeadIgnored";
   }
+}
+
+/**
+ * Passed to `onError` once per row a head is withheld before: from schema version 10's start on,
+ * a row without a stored intake signature that verifies under the key was not acknowledged by
+ * the Beacon (a database writer inserted it, or changed it), so no head covers it or anything
+ * after it. The heads before it are still signed and served; the signer tries the row again
+ * at each signing, so a row put right is covered.
+ */
+export class TreeHeadWithheld extends Error {
+  constructor(readonly seq: number, id: string) {
+    super(
+      `submission ${seq} (receipt ${JSON.stringify(id.slice(0, 64))}) carries no intake ` +
+        "signature that verifies under the Beacon's key; no head covers it",
+    );
+    this.name = "TreeHeadWithheld";
+  }
+}
+
+/** A consistency proof between two tree sizes (RFC 9162 §2.1.4), hashes in lowercase hex. */
+export interface ConsistencyProof {
+  readonly first: number;
+  readonly second: number;
+  readonly proof: readonly string[];
+  /** `createdAt` of the head it was served under (its `Last-Modified`). */
+  readonly asOf: string;
 }
 
 /** How many of the largest heads `latest()` looks at for one that verifies. */
@@ -92,8 +140,11 @@ export interface TreeHeadSignerOptions {
   readonly key: Pick<SigningKey, "privateKey" | "publicKey">;
   /** Clock for `createdAt`. */
   readonly now: () => number;
-  /** Receives a {@linkcode TreeHeadIgnored} per head row that does not verify. */
-  readonly onIgnored?: (error: TreeHeadIgnored) => void;
+  /**
+   * Receives a {@linkcode TreeHeadIgnored} per head row that does not verify, and a
+   * {@linkcode TreeHeadWithheld} per row a head stops before.
+   */
+  readonly onIgnored?: (error: TreeHeadIgnored | TreeHeadWithheld) => void;
 }
 
 /**
@@ -102,7 +153,12 @@ export interface TreeHeadSignerOptions {
  */
 export class TreeHeadSigner {
   readonly #options: TreeHeadSignerOptions;
-  readonly #tree = new MerkleAccumulator();
+  readonly #tree = new MerkleLog();
+  readonly #intake: IntakeSignatures;
+  /** The first `seq` that must carry a verifying intake signature; read at the first signing. */
+  #intakeFrom: number | undefined;
+  /** The row the last signing stopped before, reported once. */
+  #withheld = 0;
   /** Roots recorded in checkpoints for sizes the tree has not reached yet. */
   readonly #expected = new Map<number, Set<string>>();
   /** The last checkpoint `seq` read, so each is read once. */
@@ -116,6 +172,7 @@ export class TreeHeadSigner {
 
   constructor(options: TreeHeadSignerOptions) {
     this.#options = options;
+    this.#intake = new IntakeSignatures([options.key.publicKey]);
   }
 
   /** Why this signer stopped signing, once it found the store inconsistent. */
@@ -152,6 +209,53 @@ export class TreeHeadSigner {
     return await this.#largestVerified();
   }
 
+  /**
+   * The consistency proof between the trees of `first` and `second` leaves (RFC 9162 §2.1.4), for
+   * sizes up to the largest head that verifies. Built from the tree this signer signed: the
+   * kept subtree hashes, and older rows read back and checked against them.
+   *
+   * @returns The proof, or undefined when `second` is beyond the largest head.
+   * @throws {RangeError} When `first` exceeds `second`.
+   * @throws {ChunkChanged} When rows under a signed head changed since they were signed.
+   */
+  async consistency(first: number, second: number): Promise<ConsistencyProof | undefined> {
+    if (first > second) throw new RangeError("Cannot prove consistency: first exceeds second");
+    const head = await this.latest();
+    if (head === undefined || second > head.treeSize) return undefined;
+    // Another instance may have signed past this one's tree: catch up first.
+    if (second > this.#tree.size) await this.sign().catch(() => {});
+    if (second > this.#tree.size) return undefined;
+    const proof = await consistencyProof(
+      first,
+      second,
+      (start, end) => this.#tree.subtree(start, end, (chunk) => this.#chunkLeaves(chunk)),
+    );
+    return { first, second, proof: proof.map(hex), asOf: head.createdAt };
+  }
+
+  /** The leaf hashes of chunk `chunk`, read back from the rows. */
+  async #chunkLeaves(chunk: number): Promise<Uint8Array[]> {
+    const rows = await this.#options.statements.run(
+      "SELECT seq, id, received_at, digest FROM submissions WHERE seq > :from AND seq <= :to " +
+        "ORDER BY seq",
+      { from: chunk * MERKLE_CHUNK, to: (chunk + 1) * MERKLE_CHUNK },
+    );
+    const leaves: Uint8Array[] = [];
+    for (const row of rows) {
+      try {
+        leaves.push(leafHash(submissionLeafData({
+          seq: Number(row.seq),
+          id: String(row.id),
+          receivedAt: String(row.received_at),
+          digest: String(row.digest),
+        })));
+      } catch {
+        break; // a row that cannot be a leaf changed: the chunk's hash check reports it
+      }
+    }
+    return leaves;
+  }
+
   async #largestVerified(): Promise<SignedTreeHead | undefined> {
     const rows = await this.#options.statements.run(
       `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE public_key = :key ` +
@@ -179,6 +283,12 @@ export class TreeHeadSigner {
 
   async #sign(): Promise<SignedTreeHead | undefined> {
     if (this.#refused !== undefined) throw this.#refused;
+    if (this.#intakeFrom === undefined) {
+      const [row] = await this.#options.statements.run(INTAKE_SIGNATURES_FROM, {});
+      const number = (value: unknown) =>
+        value === null || value === undefined ? undefined : Number(value);
+      this.#intakeFrom = intakeSignaturesFrom(number(row?.recorded), number(row?.first_signed));
+    }
     try {
       // Checkpoints first, rows second: every row a checkpoint read here covers is committed,
       // so the rows read next reach its size unless rows were removed.
@@ -230,32 +340,37 @@ export class TreeHeadSigner {
       `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE seq > :after ORDER BY seq`,
       { after: this.#checkpointsRead },
     );
-    const root = rows.length > 0 ? hex(this.#tree.root()) : "";
     for (const row of rows) {
       const head = checkpointFromRow(row);
       this.#checkpointsRead = head.seq;
-      // A row that is not a head (its signature does not verify) vouches for nothing: it is
-      // neither a size this key has signed nor a root to hold the rows to.
-      if (!await this.#verifies(head)) continue;
+      // Only this key's heads bind this signer: anyone can sign a head under a key of their own,
+      // and such a row must not stop the signing (`review verify` weighs them against --trust).
+      // A row that does not verify is not a head at all: neither a size signed nor a root.
+      if (head.publicKey !== this.#options.key.publicKey || !await this.#verifies(head)) continue;
       const size = head.treeSize;
-      const rootHash = head.rootHash;
-      if (head.publicKey === this.#options.key.publicKey) {
-        this.#signedSize = Math.max(this.#signedSize, size);
-      }
-      if (size === this.#tree.size && rootHash !== root) this.#mismatch(Number(row.seq), size);
-      // A head for a size already passed cannot be checked without the tree's history: it was
-      // signed by another instance after this one read past it. `review verify` checks it.
+      this.#signedSize = Math.max(this.#signedSize, size);
       if (size > this.#tree.size) {
-        this.#expected.set(size, (this.#expected.get(size) ?? new Set()).add(rootHash));
+        this.#expected.set(size, (this.#expected.get(size) ?? new Set()).add(head.rootHash));
+        continue;
       }
+      // A head at or below the tree's size (another instance signed it after this one read
+      // past it): the new tree must extend it (RFC 9162 §2.1.4), the same root over that prefix.
+      let root: string;
+      try {
+        root = hex(await this.#tree.subtree(0, size, (chunk) => this.#chunkLeaves(chunk)));
+      } catch {
+        this.#mismatch(head.seq, size); // rows under the head changed since they were hashed
+      }
+      if (root !== head.rootHash) this.#mismatch(head.seq, size);
     }
   }
 
   async #readRows(): Promise<void> {
     while (true) {
       const rows = await this.#options.statements.run(
-        "SELECT seq, id, received_at, digest FROM submissions WHERE seq > :after " +
-          "ORDER BY seq LIMIT :limit",
+        "SELECT submissions.seq AS seq, id, received_at, digest, kind, size, " +
+          `${SIGNATURE_COLUMNS} FROM submissions ${signatureJoin("submissions")} ` +
+          "WHERE submissions.seq > :after ORDER BY submissions.seq LIMIT :limit",
         { after: this.#tree.size, limit: PAGE_ROWS },
       );
       for (const row of rows) {
@@ -263,16 +378,26 @@ export class TreeHeadSigner {
         if (seq !== this.#tree.size + 1) {
           throw new TreeHeadRefused(`submission ${this.#tree.size + 1} is missing`);
         }
+        const id = String(row.id);
+        const receivedAt = String(row.received_at);
+        const digest = String(row.digest);
         let leaf: Uint8Array;
         try {
-          leaf = submissionLeafData({
-            seq,
-            id: String(row.id),
-            receivedAt: String(row.received_at),
-            digest: String(row.digest),
-          });
+          leaf = submissionLeafData({ seq, id, receivedAt, digest });
         } catch {
           throw new TreeHeadRefused(`submission ${seq} cannot be encoded as a leaf`);
+        }
+        // A head vouches only for what the Beacon acknowledged (src/signing/log_audit.ts). Rows
+        // a head of this key already covers were vouched for when it was signed.
+        if (seq > this.#signedSize && seq >= this.#intakeFrom!) {
+          const fields = { id, receivedAt, digest, kind: String(row.kind), size: Number(row.size) };
+          if (!await this.#intake.verifies(fields, storedSignatureOf(row))) {
+            if (this.#withheld !== seq) {
+              this.#withheld = seq;
+              this.#options.onIgnored?.(new TreeHeadWithheld(seq, id));
+            }
+            return;
+          }
         }
         this.#tree.append(leafHash(leaf));
         const expected = this.#expected.get(seq);

@@ -73,7 +73,7 @@ Deno.test("verify passes a clean store and appends a signed checkpoint over all 
   // Nothing new since checkpoint 1: nothing appended.
   assertMatch(second.stdout, /no checkpoint appended: the log has not grown since checkpoint 1/);
   assertStrictEquals(await checkpointCount(database), 1);
-  await fill(database, [text("fourth")]);
+  await fill(database, [text("fourth")], { signingKey: KEY });
   const third = await review(database, ["verify"], SIGNED);
   assertStrictEquals(third.code, 0, third.stdout);
   assertMatch(third.stdout, /checked 4 submissions .* and 1 checkpoint \(1 root matched\)/);
@@ -168,7 +168,12 @@ Deno.test("verify reports a checkpoint whose rows were rewritten consistently", 
     run.stdout,
     /^PROBLEM: checkpoint 1 \(tree size 3, \S+Z\): recorded root [0-9a-f]{64} but the first 3 submissions now give [0-9a-f]{64}$/m,
   );
-  assertMatch(run.stdout, /^1 problem found; no checkpoint appended/m);
+  // The stored intake signature covers the digest and size the Beacon acknowledged.
+  assertMatch(
+    run.stdout,
+    /^PROBLEM: row 1 \(receipt [\w-]+\): its stored intake signature does not verify under a key trusted by BEACON_SIGNING_KEY \(the Beacon did not acknowledge this row as it is/m,
+  );
+  assertMatch(run.stdout, /^2 problems found; no checkpoint appended/m);
   assertStrictEquals(await checkpointCount(database), 1);
 });
 
@@ -219,7 +224,11 @@ Deno.test("verify reports an inserted row with a wrong digest", async () => {
   const run = await review(database, ["verify", "--no-checkpoint"], SIGNED);
   assertStrictEquals(run.code, 1);
   assertMatch(run.stdout, /^PROBLEM: row 4 \(receipt smuggled\): stored digest sha256:0{64} but/m);
-  assertMatch(run.stdout, /^1 problem found$/m);
+  assertMatch(
+    run.stdout,
+    /^PROBLEM: row 4 \(receipt smuggled\): no intake signature is stored \(the Beacon did not acknowledge this row/m,
+  );
+  assertMatch(run.stdout, /^2 problems found$/m);
 });
 
 Deno.test("verify reports a deleted row: the gap, and the checkpoint that covered it", async () => {

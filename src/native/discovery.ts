@@ -8,6 +8,7 @@
 import {
   A2A_PATH,
   CARD_PATH,
+  CONSISTENCY_PATH,
   JWKS_PATH,
   SCHEMA_PATH,
   STATUS_PATH,
@@ -66,6 +67,8 @@ export function discoveryDocument(facts: DiscoveryFacts): Record<string, unknown
       status: origin + STATUS_PATH,
       // The latest signed tree head, for monitors that keep heads outside the database.
       treeHead: origin + TREE_HEAD_PATH,
+      // Consistency proofs between tree sizes (RFC 9162 §2.1.4), for the same monitors.
+      treeHeadConsistency: origin + CONSISTENCY_PATH,
     },
     accepts: ["application/json", "text/plain; charset=utf-8"],
     messageSchema: origin + SCHEMA_PATH,

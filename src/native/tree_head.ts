@@ -16,7 +16,7 @@
 import { BeaconError } from "../http/errors.ts";
 import { type CachedDocument, prepareDocument, serveDocument } from "../http/cacheable.ts";
 import type { RouteHandler } from "../http/route.ts";
-import type { SignedTreeHead } from "../tree_heads.ts";
+import type { ConsistencyProof, SignedTreeHead } from "../tree_heads.ts";
 
 /** How long a client may reuse a tree head without asking again, in seconds. */
 export const TREE_HEAD_MAX_AGE_SECONDS = 60;
@@ -79,5 +79,54 @@ export function treeHeadHandler(latest: () => Promise<SignedTreeHead | undefined
     }
     context.log.outcome = "served";
     return serveDocument(context.request, cached.document);
+  };
+}
+
+/** A tree size in a query: a decimal safe integer without sign or leading zeros. */
+const TREE_SIZE = /^(?:0|[1-9][0-9]{0,15})$/;
+
+const NO_PROOF = "No consistency proof for those sizes: give first and second with " +
+  "0 ≤ first ≤ second ≤ the latest tree head's treeSize";
+
+/**
+ * `GET /beacon/0.1/tree-head/consistency?first=M&second=N`: the consistency proof between the
+ * trees of M and N submissions (RFC 9162 §2.1.4.1), so that a monitor holding the head of size M
+ * can check that the head of size N only appended to it (§2.1.4.2):
+ *
+ * ```json
+ * {"first":3,"second":7,"proof":["<64 hex>", …]}
+ * ```
+ *
+ * Sizes up to the latest head's. Anything else (a missing, malformed or larger size) is
+ * `404 not_found`: there is no such proof. A proof never changes, so it is cacheable like the
+ * documents.
+ *
+ * @param prove Builds the proof (src/tree_heads.ts), undefined beyond the latest head.
+ * @returns The handler.
+ */
+export function consistencyHandler(
+  prove: (first: number, second: number) => Promise<ConsistencyProof | undefined>,
+): RouteHandler {
+  return async (context) => {
+    const query = context.url.searchParams;
+    const first = query.get("first") ?? "";
+    const second = query.get("second") ?? "";
+    if (!TREE_SIZE.test(first) || !TREE_SIZE.test(second) || Number(first) > Number(second)) {
+      throw new BeaconError("not_found", NO_PROOF);
+    }
+    const proof = await prove(Number(first), Number(second));
+    if (proof === undefined) throw new BeaconError("not_found", NO_PROOF);
+    const modified = new Date(proof.asOf);
+    context.log.outcome = "served";
+    return serveDocument(
+      context.request,
+      await prepareDocument(
+        { first: proof.first, second: proof.second, proof: proof.proof },
+        {
+          lastModified: Number.isNaN(modified.getTime()) ? new Date(0) : modified,
+          maxAgeSeconds: TREE_HEAD_MAX_AGE_SECONDS,
+        },
+      ),
+    );
   };
 }

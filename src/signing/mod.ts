@@ -41,6 +41,7 @@ export {
   RECEIPT_BATCH_CONTEXT,
   RECEIPT_CONTEXT,
   type ReceiptBatchProof,
+  receiptBatchRoot,
   type ReceiptSignature,
   type SignedReceiptFields,
   signReceipt,
@@ -64,6 +65,13 @@ export {
   signRedaction,
   verifyRedaction,
 } from "./redaction.ts";
+export {
+  consistencyProof,
+  IntakeSignatures,
+  intakeSignaturesFrom,
+  type SubtreeHash,
+  verifyConsistency,
+} from "./log_audit.ts";
 export {
   type LeafFields,
   leafHash,

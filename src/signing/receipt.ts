@@ -253,8 +253,11 @@ export async function signReceipts(
   }));
 }
 
-/** The root a batch proof leads to from this receipt, or undefined for a malformed proof. */
-function batchRoot(
+/**
+ * The root a batch proof leads to from this receipt, or undefined for a malformed proof (or
+ * receipt): what a batch signature must have been made over. Never throws.
+ */
+export function receiptBatchRoot(
   receipt: SignedReceiptFields,
   batch: ReceiptBatchProof,
 ): Uint8Array<ArrayBuffer> | undefined {
@@ -265,7 +268,13 @@ function batchRoot(
     if (hash === undefined || hash.length !== 32) return undefined;
     path.push(hash);
   }
-  return rootFromPath(leafHash(canonicalReceiptBytes(receipt)), batch.index, batch.size, path);
+  let leaf: Uint8Array;
+  try {
+    leaf = leafHash(canonicalReceiptBytes(receipt));
+  } catch {
+    return undefined; // members of the wrong type, or a string with no JCS form
+  }
+  return rootFromPath(leaf, batch.index, batch.size, path);
 }
 
 /**
@@ -304,7 +313,7 @@ export async function verifyReceipt(
   try {
     if (batch === undefined) bytes = canonicalReceiptBytes(receipt);
     else {
-      const root = batchRoot(receipt, batch);
+      const root = receiptBatchRoot(receipt, batch);
       if (root === undefined) return false;
       bytes = canonicalBatchBytes(root, batch.size);
     }

@@ -21,6 +21,7 @@
  * | `BEACON_DATABASE_TIMEOUT_MS` | deadline of every database call, in ms (100 to 600000) | `10000` |
  * | `BEACON_BODY_TIMEOUT_MS` | how long a request body may take to arrive, in ms (100 to 600000); past it `408` | `10000` |
  * | `BEACON_WRITER_THREAD` | `on`: commit an embedded database on a Web Worker thread | `off` |
+ * | `BEACON_WAL_LIMIT` | embedded database: the largest the write-ahead log grows, `512KiB` to `4GiB` (units `KiB`, `MiB`, `GiB`) | `80MiB` |
  * | `BEACON_LOG` | `on` (one JSON line per request) or `off` | `on` |
  *
  * @module
@@ -56,6 +57,7 @@ export const ENVIRONMENT_VARIABLES = [
   "BEACON_WRITER_THREAD",
   "BEACON_DATABASE_TIMEOUT_MS",
   "BEACON_BODY_TIMEOUT_MS",
+  "BEACON_WAL_LIMIT",
 ] as const;
 
 /** The URL forms `BEACON_DATABASE_URL` accepts, as the refusal names them. */
@@ -183,6 +185,25 @@ function deadlineMs(name: string, value: string): number {
   return integer(name, value, 100, 600_000, "milliseconds");
 }
 
+const SIZE_UNITS: Readonly<Record<string, number>> = { KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
+
+/**
+ * `BEACON_WAL_LIMIT`: a whole number of `KiB`, `MiB` or `GiB` (IEC units, spelt so: `80MB` or
+ * `80m` would leave the reader guessing) from 512 KiB, a few dozen commits' worth of pages, to
+ * 4 GiB.
+ */
+function walLimitBytes(text: string): number {
+  const match = /^([1-9][0-9]{0,6})(KiB|MiB|GiB)$/.exec(text);
+  const bytes = match === null ? NaN : Number(match[1]) * SIZE_UNITS[match[2]];
+  if (!(bytes >= 512 * 1024 && bytes <= 4 * 1024 ** 3)) {
+    throw new StartupError(
+      'Cannot start: BEACON_WAL_LIMIT must be a size from 512KiB to 4GiB like "4MiB" or ' +
+        '"80MiB" (units KiB, MiB, GiB, spelt so)',
+    );
+  }
+  return bytes;
+}
+
 /**
  * `BEACON_CHECKPOINT_INTERVAL`: `off`, or a whole number of `s`, `m` or `h` from 1 s to 24 h, in
  * lower case only (`5M` is refused: minutes or months?).
@@ -241,7 +262,7 @@ function listenerConfig(get: Read): Omit<ServerConfig, "options"> & { publicUrl?
 
 /**
  * The database: `BEACON_DATABASE_URL`, `BEACON_DATABASE_AUTH_TOKEN`, `BEACON_WRITER_THREAD`,
- * `BEACON_DATABASE_TIMEOUT_MS`.
+ * `BEACON_DATABASE_TIMEOUT_MS`, `BEACON_WAL_LIMIT`.
  */
 function databaseConfig(get: Read): DatabaseConfig {
   const url = get("BEACON_DATABASE_URL") ?? DEFAULT_DATABASE_URL;
@@ -269,8 +290,10 @@ function databaseConfig(get: Read): DatabaseConfig {
     ] as const,
   );
   const timeout = get("BEACON_DATABASE_TIMEOUT_MS");
+  const walLimit = get("BEACON_WAL_LIMIT");
   return {
     url,
+    ...(walLimit === undefined ? {} : { walLimitBytes: walLimitBytes(walLimit) }),
     authToken: get("BEACON_DATABASE_AUTH_TOKEN"),
     ...(writerThread === "on" ? { writerThread: true } : {}),
     ...(timeout === undefined
@@ -386,6 +409,21 @@ export function publicUrlFact(config: ServerConfig): string {
 }
 
 /**
+ * The log line of an unexpected error: its name, and the row it names when it is about one
+ * (`seq`, a number of the Beacon's own: the tree heads' `TreeHeadWithheld` and
+ * `TreeHeadIgnored`), never its message.
+ */
+function errorEvent(error: unknown): Record<string, unknown> {
+  const event: Record<string, unknown> = {
+    event: "error",
+    name: (error as Error)?.name ?? "unknown",
+  };
+  const seq = (error as { seq?: unknown })?.seq;
+  if (Number.isSafeInteger(seq)) event.seq = seq;
+  return event;
+}
+
+/**
  * Creates the Beacon a server entry runs: the configured options, one JSON log line per request on
  * stdout when logging is on, and unexpected errors reported by name only on stderr (never their
  * message, which may quote data). It prints nothing itself: the first line of a start is the
@@ -395,8 +433,7 @@ export function beaconForServer(config: ServerConfig, extra: BeaconOptions = {})
   return createBeacon({
     ...config.options,
     log: config.logRequests ? (entry) => console.log(JSON.stringify(entry)) : undefined,
-    onError: (error) =>
-      console.error(JSON.stringify({ event: "error", name: (error as Error)?.name ?? "unknown" })),
+    onError: (error) => console.error(JSON.stringify(errorEvent(error))),
     ...extra,
   });
 }

@@ -35,7 +35,17 @@ export interface DatabaseConfig {
    * answered by then fails the request with `503 unavailable`, and nothing is acknowledged.
    */
   readonly timeoutMs?: number;
+  /**
+   * Embedded file databases only: the largest the write-ahead log grows before a commit copies it
+   * back into the database file, in bytes (default {@linkcode DEFAULT_WAL_LIMIT_BYTES}, about
+   * 80 MiB). After that copy the log file is cut back to this size too (`journal_size_limit`), so
+   * on a small disk the log never takes more than about this much.
+   */
+  readonly walLimitBytes?: number;
 }
+
+/** The default {@linkcode DatabaseConfig.walLimitBytes}: 20,000 pages of 4 KiB. */
+export const DEFAULT_WAL_LIMIT_BYTES = 20_000 * 4096;
 
 /** Whether the URL names an embedded database (file or memory). */
 export function isEmbedded(url: string): boolean {

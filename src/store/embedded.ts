@@ -22,7 +22,12 @@
  * @module
  */
 import type Database from "libsql";
-import { DURABILITY_PRAGMAS, embeddedFilePath, ERASE_FREED_PRAGMA } from "./client.ts";
+import {
+  DEFAULT_WAL_LIMIT_BYTES,
+  DURABILITY_PRAGMAS,
+  embeddedFilePath,
+  ERASE_FREED_PRAGMA,
+} from "./client.ts";
 import { ConnectionStateError, isBusy } from "./faults.ts";
 import {
   INSERT_ROW,
@@ -49,15 +54,25 @@ interface Statement {
 export type SqlValue = string | number | null | Uint8Array;
 
 /**
- * WAL pages after which a commit on this connection copies the log back into the database
- * (SQLite's default is 1,000, about 4 MiB). Each checkpoint runs inside a commit, on the thread
- * that commits (the serving thread, or the writer thread), and rewrites every page the log touched, so a larger log merges more rewrites of the same
- * hot pages (the table's last page, the index pages) into one write. It changes no guarantee: a
- * commit is durable once its WAL frames are synced (`synchronous = FULL`), before any checkpoint.
- * It bounds the log at about 80 MiB (4 KiB pages) and what a restart after a crash replays
- * (docs/deploy.md, "The WAL and recovery").
+ * The WAL bound (`DatabaseConfig.walLimitBytes`) as the two pragmas that keep it: the pages
+ * after which a commit on this connection copies the log back into the database
+ * (`wal_autocheckpoint`; SQLite's default is 1,000 pages, about 4 MiB), and the size the log
+ * file is cut back to once it has been copied (`journal_size_limit`; without it the file keeps
+ * its largest size, which a long-running reader that holds a checkpoint back can make larger).
+ * Each checkpoint runs inside a commit, on the thread that commits (the serving thread, or the
+ * writer thread), and rewrites every page the log touched, so a larger log merges more rewrites
+ * of the same hot pages (the table's last page, the index pages) into one write: the default
+ * (about 80 MiB) is what made a durable submission cheaper (bench/README.md). It changes no
+ * guarantee: a commit is durable once its WAL frames are synced (`synchronous = FULL`), before
+ * any checkpoint. It also bounds what a restart after a crash replays (docs/deploy.md, "The WAL
+ * and recovery").
  */
-const WAL_AUTOCHECKPOINT_PAGES = 20_000;
+function walPragmas(pageSize: number, limitBytes: number): string[] {
+  return [
+    `PRAGMA wal_autocheckpoint = ${Math.max(1, Math.floor(limitBytes / pageSize))}`,
+    `PRAGMA journal_size_limit = ${Math.floor(limitBytes)}`,
+  ];
+}
 
 /** How long to wait before the `attempt`-th retry of a busy statement, in milliseconds. */
 function backoff(attempt: number): number {
@@ -71,27 +86,33 @@ export class EmbeddedConnection {
   readonly #driver: Driver;
   readonly #path: string;
   readonly #busyBudgetMs: number;
+  readonly #walLimitBytes: number;
   #db: Connection;
   #statements = new Map<string, Statement>();
   #closed = false;
   /** Commits made and rows written, for the benchmark's counters. */
   readonly counters = { commits: 0, writes: 0 };
 
-  private constructor(driver: Driver, path: string, busyBudgetMs: number) {
+  private constructor(driver: Driver, path: string, busyBudgetMs: number, walLimitBytes: number) {
     this.#driver = driver;
     this.#path = path;
     this.#busyBudgetMs = busyBudgetMs;
+    this.#walLimitBytes = walLimitBytes;
     this.#db = this.#connect();
   }
 
   /**
    * Opens `url` (a `file:` URL or `:memory:`). A statement that finds the database busy is
-   * retried for up to `busyBudgetMs` before its error is thrown.
+   * retried for up to `busyBudgetMs` before its error is thrown. The write-ahead log is kept to
+   * about `walLimitBytes` ({@linkcode walPragmas}).
    */
-  static async open(url: string, busyBudgetMs = 5000): Promise<EmbeddedConnection> {
+  static async open(
+    url: string,
+    { busyBudgetMs = 5000, walLimitBytes = DEFAULT_WAL_LIMIT_BYTES } = {},
+  ): Promise<EmbeddedConnection> {
     driver ??= import("libsql").then((module) => module.default);
     const path = url === ":memory:" ? url : embeddedFilePath(url);
-    return new EmbeddedConnection(await driver, path, busyBudgetMs);
+    return new EmbeddedConnection(await driver, path, busyBudgetMs, walLimitBytes);
   }
 
   /**
@@ -116,7 +137,8 @@ export class EmbeddedConnection {
       for (const pragma of DURABILITY_PRAGMAS) db.exec(pragma);
       db.exec(ERASE_FREED_PRAGMA);
       db.exec("PRAGMA busy_timeout = 0");
-      db.exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+      const { page_size } = db.prepare("PRAGMA page_size").get() as { page_size: number };
+      for (const pragma of walPragmas(Number(page_size), this.#walLimitBytes)) db.exec(pragma);
     } catch (error) {
       db.close();
       throw error;

@@ -287,6 +287,27 @@ export const MIGRATIONS: readonly Migration[] = [
       ...appendOnly("receipt_signatures"),
     ],
   },
+  {
+    version: 10,
+    name: "where intake signatures are required",
+    // A tree head vouches only for rows the server itself acknowledged: from this `seq` on,
+    // every row must carry a stored intake signature that verifies (src/signing/log_audit.ts),
+    // and a row without one is reported, never covered. Rows before it were stored before
+    // version 9 and have none. Recorded once, when this migration runs: the first row that has
+    // a stored signature, or else the next row to come. Append-only like every record, and read
+    // together with the smallest signed `seq`, so a writer who raises it cannot pass a
+    // made-up row after a signed one off as an old one.
+    statements: [
+      `CREATE TABLE IF NOT EXISTS log_settings (
+        name TEXT PRIMARY KEY,
+        value INTEGER NOT NULL
+      ) STRICT`,
+      ...appendOnly("log_settings"),
+      `INSERT OR IGNORE INTO log_settings (name, value) VALUES ('intake_signatures_from',
+        COALESCE((SELECT MIN(seq) FROM receipt_signatures),
+          (SELECT MAX(seq) FROM submissions) + 1, 1))`,
+    ],
+  },
 ];
 
 /** Applies every migration not yet recorded. Safe to call at every start. Returns the count. */

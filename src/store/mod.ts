@@ -22,6 +22,7 @@ export { type DatabaseConfig, embeddedFilePath, isEmbedded, openClient } from ".
 export { missingIndexProblem } from "./file_guard.ts";
 export { migrate } from "./migrations.ts";
 export {
+  INTAKE_SIGNATURES_FROM,
   SIGNATURE_COLUMNS,
   signatureJoin,
   type StoredSignature,

@@ -173,6 +173,15 @@ export const FIND_BY_IDEMPOTENCY_KEY = `SELECT ${SUMMARY_COLUMNS}, ${SIGNATURE_C
   WHERE submissions.seq = (SELECT min(seq) FROM (${KEY_USED_SEQS}))`;
 
 /**
+ * Where stored intake signatures are required (src/signing/log_audit.ts
+ * `intakeSignaturesFrom`): `recorded`, the start migration 10 wrote, and `first_signed`, the
+ * smallest `seq` with a stored signature; either may be null. Needs schema version 10.
+ */
+export const INTAKE_SIGNATURES_FROM = "SELECT (SELECT value FROM log_settings " +
+  "WHERE name = 'intake_signatures_from') AS recorded, " +
+  "(SELECT MIN(seq) FROM receipt_signatures) AS first_signed";
+
+/**
  * Stores a receipt's signature (migration 9) in the transaction that inserted its row. `OR
  * IGNORE` only matters after tampering: a writer who deleted the newest row but not its
  * signature leaves a signature under the `seq` SQLite hands out again. The new row is stored

@@ -261,10 +261,12 @@ export class SubmissionStore {
       }
       // Imported here, not at the top: runtimes without native modules (Workers) never load it.
       const { EmbeddedConnection } = await import("./embedded.ts");
-      const connection = await EmbeddedConnection.open(config.url);
+      const connection = await EmbeddedConnection.open(config.url, {
+        walLimitBytes: config.walLimitBytes,
+      });
       opened.push(connection);
       const thread = config.writerThread === true && WriterThread.available()
-        ? await WriterThread.start(config.url)
+        ? await WriterThread.start(config.url, config.walLimitBytes)
         : undefined;
       return new SubmissionStore(client, {
         created,

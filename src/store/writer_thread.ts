@@ -17,7 +17,7 @@ import type { PendingRow } from "./rows.ts";
 
 /** Messages to the worker. */
 export type WriterRequest =
-  | { readonly type: "open"; readonly url: string }
+  | { readonly type: "open"; readonly url: string; readonly walLimitBytes?: number }
   | { readonly type: "commit"; readonly id: number; readonly rows: readonly PendingRow[] }
   | { readonly type: "close" };
 
@@ -82,8 +82,8 @@ export class WriterThread {
     return typeof Worker === "function";
   }
 
-  /** Starts the worker and opens the database in it. */
-  static async start(url: string): Promise<WriterThread> {
+  /** Starts the worker and opens the database in it (`walLimitBytes`: `DatabaseConfig`'s). */
+  static async start(url: string, walLimitBytes?: number): Promise<WriterThread> {
     const worker = new Worker(new URL("./writer_worker.ts", import.meta.url), { type: "module" });
     const opened = new Promise<void>((resolve, reject) => {
       worker.onmessage = (event: MessageEvent<WriterReply>) => {
@@ -95,7 +95,7 @@ export class WriterThread {
         reject(new WriterError("open"));
       };
     });
-    worker.postMessage({ type: "open", url } satisfies WriterRequest);
+    worker.postMessage({ type: "open", url, walLimitBytes } satisfies WriterRequest);
     try {
       await opened;
     } catch (error) {

@@ -28,7 +28,9 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
   queue = queue.then(async () => {
     if (request.type === "open") {
       try {
-        connection = await EmbeddedConnection.open(request.url);
+        connection = await EmbeddedConnection.open(request.url, {
+          walLimitBytes: request.walLimitBytes,
+        });
         reply({ type: "opened" });
       } catch (error) {
         reply({ type: "done", id: -1, error: errorCode(error) });

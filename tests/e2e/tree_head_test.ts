@@ -14,7 +14,13 @@
 import { createClient } from "@libsql/client";
 import { type Beacon, createBeacon } from "../../src/beacon.ts";
 import { configFromEnvironment } from "../../src/start/config.ts";
-import { encodeSeed, signCheckpoint, signingKeyFromSeed } from "../../src/signing/mod.ts";
+import {
+  encodeSeed,
+  fromHex,
+  signCheckpoint,
+  signingKeyFromSeed,
+  verifyConsistency,
+} from "../../src/signing/mod.ts";
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { fill, review, type TempDatabase, tempDatabase, text } from "../../review/tests/support.ts";
 import { type ServerProcess, startServer } from "../support/server.ts";
@@ -281,7 +287,7 @@ Deno.test("heads every interval while the log grows, at start when it grew; late
 });
 
 /** Three rows under one server-signed head (the real handler in process), and the key. */
-async function signedStore(): Promise<{ database: TempDatabase; key: string }> {
+async function signedStore(): Promise<{ database: TempDatabase; key: string; seed: string }> {
   const database = await tempDatabase();
   const seed = encodeSeed(crypto.getRandomValues(new Uint8Array(32)));
   await fill(database, [text("first"), text("second"), text("third")], {
@@ -297,7 +303,7 @@ async function signedStore(): Promise<{ database: TempDatabase; key: string }> {
   );
   const clean = await review(database, ["verify", "--trust", key]);
   assertStrictEquals(clean.code, 0, clean.stdout + clean.stderr);
-  return { database, key };
+  return { database, key, seed };
 }
 
 /** Runs one statement with the append-only triggers dropped, as a database writer could. */
@@ -416,19 +422,20 @@ Deno.test("a store without any head fails verify, and --trust alone does not cha
 });
 
 Deno.test("a server started on a damaged store signs nothing over the damage", async () => {
-  const { database } = await signedStore();
+  const { database, seed } = await signedStore();
   try {
     await tamper(database, "UPDATE submissions SET received_at = ? WHERE seq = 1", "2020-01-01");
     const errors: string[] = [];
     const beacon = createBeacon({
       database: { url: database.url },
       rateLimit: "off",
+      signingKey: seed,
       onError: (error) => errors.push((error as Error).name),
     });
     await beacon.ready();
     await submitInProcess(beacon, "after the damage"); // the intake keeps working
     await beacon.close();
-    assertEquals(errors, ["TreeHeadRefused"], "reported once, by name");
+    assertEquals(errors, ["TreeHeadRefused"], "reported once, by name: " + errors.join());
     assertStrictEquals(
       (await checkpointSizes(database.url)).at(-1),
       3,
@@ -632,5 +639,212 @@ Deno.test("a database writer's rows in checkpoints: an older genuine head append
     assertStrictEquals((await server.stop("SIGTERM")).code, 0);
   } finally {
     await Deno.remove(directory, { recursive: true }).catch(() => {});
+  }
+});
+
+/** Waits (bounded by the test's own timeout) until `stderr()` names `event`. */
+async function logged(stderr: () => string, event: string): Promise<void> {
+  while (!stderr().includes(event)) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+Deno.test("a row the server never received: no head covers it or anything after it, the log names it, verify --trust names it, across a restart", async () => {
+  const env = { BEACON_LOG: "off", BEACON_CHECKPOINT_INTERVAL: "1s" };
+  let server = await startServer({ env });
+  const { directory, databaseUrl } = server;
+  try {
+    const { key, treeHead } = await discovery(server);
+    for (const body of ["one", "two", "three"]) await submit(server.url, body);
+    await headCovering(treeHead, 3);
+    // A database writer (plain SQL on the file) appends a row with a true digest of its bytes.
+    const forged = encoder.encode("a submission nobody sent");
+    await query(
+      databaseUrl,
+      "INSERT INTO submissions (id, context_id, received_at, surface, kind, content_type, " +
+        "content, size, digest, source_hash) VALUES ('AZforgedforgedforgedforgedfo', 'c', ?, " +
+        "'native', 'unstructured', 'text/plain; charset=utf-8', ?, ?, ?, 'x')",
+      new Date().toISOString(),
+      forged,
+      forged.length,
+      "sha256:" + toHex(await sha256(forged)),
+    );
+    await submit(server.url, "five, genuine, after the forged row");
+    await logged(() => server.stderr(), '"TreeHeadWithheld"');
+    assertMatch(server.stderr(), /^\{"event":"error","name":"TreeHeadWithheld","seq":4\}$/m);
+    const served = await (await fetch(treeHead)).json() as PublishedHead;
+    assertStrictEquals(served.treeSize, 3, "the head stops before the forged row");
+    assertStrictEquals((await server.stop("SIGTERM")).code, 0);
+    assertStrictEquals(Math.max(...await checkpointSizes(databaseUrl)), 3, "not at the stop");
+    assertStrictEquals(server.stderr().split('"TreeHeadWithheld"').length - 1, 1, "logged once");
+
+    server = await startServer({ directory, env });
+    await submit(server.url, "six");
+    await logged(() => server.stderr(), '"TreeHeadWithheld"');
+    assertStrictEquals((await server.stop("SIGTERM")).code, 0);
+    assertStrictEquals(Math.max(...await checkpointSizes(databaseUrl)), 3, "nor after a restart");
+    const run = await review({ url: databaseUrl, directory } as TempDatabase, [
+      "verify",
+      "--trust",
+      key,
+    ]);
+    assertStrictEquals(run.code, 1, run.stdout);
+    assertMatch(
+      run.stdout,
+      /^PROBLEM: row 4 \(receipt AZforgedforgedforgedforgedfo\): no intake signature is stored/m,
+    );
+    assertMatch(run.stdout, /^1 problem found$/m, "rows 5 and 6 carry their own signatures");
+  } finally {
+    await Deno.remove(directory, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("a fork: rows and their heads replaced by a writer are never signed again, and verify --trust names each", async () => {
+  const { database, key, seed } = await signedStore();
+  try {
+    const beacon = createBeacon({
+      database: { url: database.url },
+      rateLimit: "off",
+      signingKey: seed,
+    });
+    await beacon.ready();
+    for (const body of ["four", "five", "six"]) await submitInProcess(beacon, body);
+    await beacon.close();
+    assertStrictEquals(Math.max(...await checkpointSizes(database.url)), 6);
+    // The writer drops the triggers, deletes rows 4 to 6, their signatures and every head over
+    // them, and inserts three rows of its own.
+    for (const table of ["submissions", "checkpoints", "receipt_signatures"]) {
+      await query(database.url, `DROP TRIGGER IF EXISTS ${table}_no_delete`);
+    }
+    await query(database.url, "DELETE FROM checkpoints WHERE tree_size > 3");
+    await query(database.url, "DELETE FROM receipt_signatures WHERE seq > 3");
+    await query(database.url, "DELETE FROM submissions WHERE seq > 3");
+    for (const n of [4, 5, 6]) {
+      const bytes = encoder.encode(`other ${n}`);
+      await query(
+        database.url,
+        "INSERT INTO submissions (seq, id, context_id, received_at, surface, kind, content_type, " +
+          "content, size, digest, source_hash) VALUES (?, ?, 'c', ?, 'native', 'unstructured', " +
+          "'text/plain; charset=utf-8', ?, ?, ?, 'x')",
+        n,
+        `AZother${n}`.padEnd(28, "x"),
+        new Date().toISOString(),
+        bytes,
+        bytes.length,
+        "sha256:" + toHex(await sha256(bytes)),
+      );
+    }
+    const errors: string[] = [];
+    const restarted = createBeacon({
+      database: { url: database.url },
+      rateLimit: "off",
+      signingKey: seed,
+      onError: (error) => errors.push((error as Error).name),
+    });
+    await restarted.ready();
+    await restarted.close();
+    assertEquals(errors, ["TreeHeadWithheld"]);
+    assertStrictEquals(
+      Math.max(...await checkpointSizes(database.url)),
+      3,
+      "no second size-6 root",
+    );
+    const run = await review(database, ["verify", "--trust", key]);
+    assertStrictEquals(run.code, 1, run.stdout);
+    for (const n of [4, 5, 6]) {
+      assertMatch(
+        run.stdout,
+        new RegExp(`^PROBLEM: row ${n} \\(receipt AZother${n}x+\\): no intake`, "m"),
+      );
+    }
+  } finally {
+    await Deno.remove(database.directory, { recursive: true });
+  }
+});
+
+Deno.test("consistency proofs: every pair of heads a monitor saw verifies over HTTP, across chunks; a changed row gives no proof, never a false one", async () => {
+  const database = await tempDatabase();
+  const seed = encodeSeed(crypto.getRandomValues(new Uint8Array(32)));
+  const beacon = createBeacon({
+    database: { url: database.url },
+    rateLimit: "off",
+    statusRateLimit: "off",
+    signingKey: seed,
+    checkpointIntervalMs: 20,
+  });
+  const get = (path: string) =>
+    beacon.fetch(new Request("http://127.0.0.1" + path), { remoteAddress: "192.0.2.9" });
+  const headAt = async (size: number): Promise<PublishedHead> => {
+    while (true) {
+      const response = await get("/beacon/0.1/tree-head");
+      if (response.status === 200) {
+        const head = await response.json() as PublishedHead;
+        if (head.treeSize === size) return head;
+      } else await response.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
+  try {
+    await beacon.ready();
+    const heads: PublishedHead[] = [];
+    const key = (await signingKeyFromSeed(fromBase64url(seed))).publicKey;
+    // Heads at sizes 0 (the first start), 1, 3, 256, 300: a chunk of 256 is complete at 256.
+    heads.push(await headAt(0));
+    let size = 0;
+    for (const target of [1, 3, 256, 300]) {
+      while (size < target) await submitInProcess(beacon, `submission ${++size}`);
+      heads.push(await headAt(target));
+    }
+    assertEquals(heads.map((head) => head.treeSize), [0, 1, 3, 256, 300]);
+    for (const head of heads) assert(await verifyHead(key, head));
+    const document = await (await get("/.well-known/autonomous-agent")).json();
+    assertStrictEquals(
+      document.endpoints.treeHeadConsistency,
+      "http://127.0.0.1/beacon/0.1/tree-head/consistency",
+    );
+    for (const older of heads) {
+      for (const newer of heads.filter((head) => head.treeSize >= older.treeSize)) {
+        const response = await get(
+          `/beacon/0.1/tree-head/consistency?first=${older.treeSize}&second=${newer.treeSize}`,
+        );
+        assertStrictEquals(response.status, 200);
+        const proof = await response.json();
+        assertEquals(Object.keys(proof), ["first", "second", "proof"]);
+        assert(
+          verifyConsistency(
+            older.treeSize,
+            newer.treeSize,
+            fromHex(older.rootHash)!,
+            fromHex(newer.rootHash)!,
+            proof.proof.map((hash: string) => fromHex(hash)!),
+          ),
+          `${older.treeSize} → ${newer.treeSize}`,
+        );
+      }
+    }
+    for (
+      const query of [
+        "first=1&second=301",
+        "first=4&second=3",
+        "first=01&second=3",
+        "second=3",
+        "first=-1&second=3",
+      ]
+    ) {
+      const response = await get(`/beacon/0.1/tree-head/consistency?${query}`);
+      assertStrictEquals(response.status, 404, query);
+      assertStrictEquals((await response.json()).error.code, "not_found");
+    }
+    // A writer changes a row in the first chunk: the server no longer has a true proof to give.
+    await query(database.url, "DROP TRIGGER submissions_only_redaction");
+    await query(
+      database.url,
+      "UPDATE submissions SET digest = ? WHERE seq = 10",
+      "sha256:" + "1".repeat(64),
+    );
+    const changed = await get("/beacon/0.1/tree-head/consistency?first=5&second=300");
+    assertStrictEquals(changed.status, 500);
+    assertEquals(await changed.json(), { error: { code: "internal", message: "Internal error" } });
+  } finally {
+    await beacon.close();
+    await Deno.remove(database.directory, { recursive: true });
   }
 });

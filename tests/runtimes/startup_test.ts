@@ -153,6 +153,11 @@ const CASES: Case[] = [
     env: { BEACON_BODY_TIMEOUT_MS: "10s" },
     expect: /^Cannot start: BEACON_BODY_TIMEOUT_MS must be milliseconds from 100 to 600000$/,
   },
+  // Megabytes or mebibytes? Only the IEC spelling, and no bound below a few commits' pages.
+  ...["80MB", "100KiB"].map((limit): Case => ({
+    env: { BEACON_WAL_LIMIT: limit },
+    expect: /^Cannot start: BEACON_WAL_LIMIT must be a size from 512KiB to 4GiB like "4MiB"/,
+  })),
 ];
 
 for (const entry of ENTRIES) {

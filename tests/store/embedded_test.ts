@@ -67,7 +67,7 @@ Deno.test("EmbeddedConnection.commit() rolls a failed batch back completely and 
 
 Deno.test("EmbeddedConnection.commit() gives up on a lock held past its busy budget, then commits for real", async () => {
   const { url, path } = await database();
-  const connection = await EmbeddedConnection.open(url, 50);
+  const connection = await EmbeddedConnection.open(url, { busyBudgetMs: 50 });
   const holder = new Database(path);
   holder.exec("BEGIN EXCLUSIVE");
   const error = await connection.commit([pendingRow(submission("blocked"))]).then(
@@ -85,7 +85,7 @@ Deno.test("EmbeddedConnection.commit() gives up on a lock held past its busy bud
 
 Deno.test("EmbeddedConnection.commit() waits for a lock released within its busy budget", async () => {
   const { url, path } = await database();
-  const connection = await EmbeddedConnection.open(url, 5000);
+  const connection = await EmbeddedConnection.open(url, { busyBudgetMs: 5000 });
   const holder = new Database(path);
   holder.exec("BEGIN EXCLUSIVE");
   const committing = connection.commit([pendingRow(submission("waited"))]);

@@ -1,0 +1,260 @@
+/**
+ * The audit of the submission log that its signer (src/tree_heads.ts) and its verifier
+ * (`review verify`) share: which rows a tree head may cover, and whether one head extends
+ * another.
+ *
+ * ## A head covers only rows the Beacon acknowledged
+ *
+ * Every row stored since schema version 9 carries the receipt signature the intake made in the
+ * row's own transaction (src/store/rows.ts). A head vouches for a row only when that stored
+ * signature verifies under the key (docs/protocol-0.1.md §6.2–6.4): a database writer without the
+ * private key cannot make one, so a row it inserted is reported and never covered. Rows stored
+ * before version 9 have none; they are covered as before, up to {@linkcode intakeSignaturesFrom}.
+ *
+ * Verifying costs one Ed25519 verification per signature, not per row: the rows of one batch
+ * share one signature over their batch's root, and {@linkcode IntakeSignatures} remembers the
+ * roots it has verified, so each further row of the batch costs its leaf and audit path only.
+ *
+ * ## Consistency (RFC 9162 §2.1.4)
+ *
+ * {@linkcode consistencyProof} builds the proof that the tree of `first` leaves is a prefix of the
+ * tree of `second` leaves, from any source of subtree hashes, and
+ * {@linkcode verifyConsistency} checks one against the two roots (§2.1.4.2), so a monitor that
+ * kept an older head can check that a newer one only appended.
+ *
+ * @module
+ */
+import { base64url } from "../bytes.ts";
+import { nodeHash } from "./merkle.ts";
+import {
+  receiptBatchRoot,
+  type ReceiptSignature,
+  type SignedReceiptFields,
+  verifyReceipt,
+} from "./receipt.ts";
+
+/** How many verified batch roots are remembered: batches arrive in order, so a few suffice. */
+const REMEMBERED_BATCHES = 64;
+
+/**
+ * The first `seq` that must carry a verifying intake signature: the one recorded when the store
+ * was upgraded (schema version 10, `log_settings`), but never after the first row that does carry
+ * one (a row signed at intake proves the store already signed every later row). Without either,
+ * no row is required to carry one (a store older than version 9 that was never upgraded).
+ *
+ * @param recorded `intake_signatures_from`, when recorded.
+ * @param firstSigned The smallest `seq` with a stored signature, when there is one.
+ * @returns The first required `seq`, or `Infinity`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { intakeSignaturesFrom } from "./log_audit.ts";
+ *
+ * assert.equal(intakeSignaturesFrom(1, undefined), 1);
+ * assert.equal(intakeSignaturesFrom(90, 5), 5); // raised by a writer: the signed row wins
+ * assert.equal(intakeSignaturesFrom(undefined, undefined), Infinity);
+ * ```
+ */
+export function intakeSignaturesFrom(
+  recorded: number | undefined,
+  firstSigned: number | undefined,
+): number {
+  return Math.min(recorded ?? Infinity, firstSigned ?? Infinity);
+}
+
+/**
+ * Checks rows' stored intake signatures under a set of keys, one Ed25519 verification per
+ * signature.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { signingKeyFromSeed } from "./key.ts";
+ * import { IntakeSignatures } from "./log_audit.ts";
+ * import { signReceipts } from "./receipt.ts";
+ *
+ * const key = await signingKeyFromSeed(new Uint8Array(32).fill(7));
+ * const receipts = [1, 2, 3].map((size) => ({
+ *   id: "r" + size,
+ *   receivedAt: "2025-06-01T12:00:03.123Z",
+ *   digest: "sha256:" + "0".repeat(64),
+ *   size,
+ *   kind: "unstructured",
+ * }));
+ * const stored = await signReceipts(key, receipts);
+ * const check = new IntakeSignatures([key.publicKey]);
+ * assert.ok(await check.verifies(receipts[0], stored[0]));
+ * assert.ok(await check.verifies(receipts[2], stored[2])); // same batch: no second verification
+ * assert.ok(!await check.verifies({ ...receipts[1], size: 9 }, stored[1]));
+ * assert.ok(!await check.verifies(receipts[1], undefined));
+ * ```
+ */
+export class IntakeSignatures {
+  readonly #keys: readonly string[];
+  /** Verified batch signatures: signature → `size:root` it was verified over. */
+  readonly #batches = new Map<string, string>();
+
+  /** @param keys The raw Ed25519 public keys (base64url) a signature may verify under. */
+  constructor(keys: Iterable<string>) {
+    this.#keys = [...keys];
+  }
+
+  /**
+   * Whether `stored` is a signature by one of the keys over exactly these receipt members.
+   * Never throws: anything malformed is `false`.
+   */
+  async verifies(
+    fields: SignedReceiptFields,
+    stored: ReceiptSignature | undefined,
+  ): Promise<boolean> {
+    if (stored === undefined) return false;
+    const batch = stored.batch;
+    if (batch === undefined) {
+      for (const key of this.#keys) {
+        if (await verifyReceipt(key, fields, stored.signature)) return true;
+      }
+      return false;
+    }
+    const root = receiptBatchRoot(fields, batch);
+    if (root === undefined) return false;
+    const signed = `${batch.size}:${base64url(root)}`;
+    if (this.#batches.get(stored.signature) === signed) return true;
+    for (const key of this.#keys) {
+      if (await verifyReceipt(key, fields, stored.signature, batch)) {
+        if (this.#batches.size >= REMEMBERED_BATCHES) this.#batches.clear();
+        this.#batches.set(stored.signature, signed);
+        return true;
+      }
+    }
+    return false;
+  }
+}
+
+/**
+ * The hash of the subtree over leaves `[start, end)` of the log: RFC 6962 §2.1's MTH(D[start:end])
+ * for the ranges a proof names (`start` a multiple of the largest power of two not above
+ * `end − start`).
+ */
+export type SubtreeHash = (start: number, end: number) => Promise<Uint8Array>;
+
+/** The largest power of two smaller than `n` (n > 1): where RFC 6962 splits a tree. */
+function split(n: number): number {
+  let k = 1;
+  while (k * 2 < n) k *= 2;
+  return k;
+}
+
+/**
+ * The consistency proof between the trees of `first` and `second` leaves (RFC 9162 §2.1.4.1),
+ * empty when `first` is 0 or equals `second`.
+ *
+ * @param first The older tree's size.
+ * @param second The newer tree's size, at least `first`.
+ * @param subtree The hashes of the log's subtrees.
+ * @returns The proof's hashes, in order.
+ * @throws {RangeError} When the sizes are not `0 ≤ first ≤ second` safe integers.
+ */
+export async function consistencyProof(
+  first: number,
+  second: number,
+  subtree: SubtreeHash,
+): Promise<Uint8Array[]> {
+  if (!Number.isSafeInteger(first) || !Number.isSafeInteger(second) || first < 0) {
+    throw new RangeError("Cannot prove consistency: sizes must be non-negative integers");
+  }
+  if (first > second) throw new RangeError("Cannot prove consistency: first exceeds second");
+  if (first === 0 || first === second) return [];
+  const proof: Uint8Array[] = [];
+  // SUBPROOF(m, D[start:end], b) of §2.1.4.1, iterated: each step descends one level.
+  let m = first;
+  let start = 0;
+  let end = second;
+  let complete = true; // b: whether the subtree of m leaves is the older tree itself
+  const right: Uint8Array[] = [];
+  while (m !== end - start) {
+    const k = split(end - start);
+    if (m <= k) {
+      right.push(await subtree(start + k, end));
+      end = start + k;
+    } else {
+      right.push(await subtree(start, start + k));
+      m -= k;
+      start += k;
+      complete = false;
+    }
+  }
+  if (!complete) proof.push(await subtree(start, end));
+  // The recursion appends on the way back up: the deepest hash first.
+  for (let i = right.length - 1; i >= 0; i--) proof.push(right[i]);
+  return proof;
+}
+
+/**
+ * Verifies a consistency proof (RFC 9162 §2.1.4.2): the tree of `first` leaves with root
+ * `firstRoot` is a prefix of the tree of `second` leaves with root `secondRoot`.
+ *
+ * @returns Whether the proof shows it. Never throws.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { consistencyProof, verifyConsistency } from "./log_audit.ts";
+ * import { leafHash, treeRoot } from "./merkle.ts";
+ *
+ * const leaves = [1, 2, 3, 4, 5, 6, 7].map((n) => leafHash(new Uint8Array([n])));
+ * const subtree = (start: number, end: number) => Promise.resolve(treeRoot(leaves.slice(start, end)));
+ * const proof = await consistencyProof(3, 7, subtree);
+ * assert.ok(verifyConsistency(3, 7, treeRoot(leaves.slice(0, 3)), treeRoot(leaves), proof));
+ * assert.ok(!verifyConsistency(3, 7, treeRoot(leaves.slice(0, 2)), treeRoot(leaves), proof));
+ * ```
+ */
+export function verifyConsistency(
+  first: number,
+  second: number,
+  firstRoot: Uint8Array,
+  secondRoot: Uint8Array,
+  proof: readonly Uint8Array[],
+): boolean {
+  if (
+    !Number.isSafeInteger(first) || !Number.isSafeInteger(second) || first < 0 ||
+    first > second || proof.some((hash) => hash.length !== 32)
+  ) return false;
+  if (first === second) return proof.length === 0 && equal(firstRoot, secondRoot);
+  if (first === 0) return proof.length === 0;
+  // §2.1.4.2, step by step.
+  if (proof.length === 0) return false;
+  const path = isPowerOfTwo(first) ? [firstRoot, ...proof] : [...proof];
+  let fn = first - 1;
+  let sn = second - 1;
+  while (fn % 2 === 1) {
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  let fr = path[0];
+  let sr = path[0];
+  for (const c of path.slice(1)) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      fr = nodeHash(c, fr);
+      sr = nodeHash(c, sr);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      sr = nodeHash(sr, c);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 && equal(fr, firstRoot) && equal(sr, secondRoot);
+}
+
+function isPowerOfTwo(n: number): boolean {
+  return n > 0 && Number.isInteger(Math.log2(n)); // exact for safe integers; `&` is 32-bit
+}
+
+function equal(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}

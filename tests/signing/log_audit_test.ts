@@ -1,0 +1,177 @@
+/**
+ * The log audit: consistency proofs (RFC 9162 §2.1.4) against the recursive definition for every
+ * pair of sizes up to 70, their verification and its refusals, the chunked log's subtree hashes,
+ * and the intake-signature check.
+ */
+import {
+  consistencyProof,
+  IntakeSignatures,
+  intakeSignaturesFrom,
+  verifyConsistency,
+} from "../../src/signing/log_audit.ts";
+import {
+  ChunkChanged,
+  leafHash,
+  MERKLE_CHUNK,
+  MerkleLog,
+  nodeHash,
+  treeRoot,
+} from "../../src/signing/merkle.ts";
+import { signingKeyFromSeed } from "../../src/signing/key.ts";
+import { signReceipts } from "../../src/signing/receipt.ts";
+import { assert, assertEquals, assertRejects } from "../support/assert.ts";
+
+const leaves = (n: number) =>
+  Array.from({ length: n }, (_, i) => leafHash(new TextEncoder().encode(`leaf ${i}`)));
+
+/** RFC 9162 §2.1.4.1, written as the RFC writes it: recursion on D[0:n] with the flag b. */
+function subproof(m: number, tree: Uint8Array[], complete: boolean): Uint8Array[] {
+  const n = tree.length;
+  if (m === n) return complete ? [] : [treeRoot(tree)];
+  let k = 1;
+  while (k * 2 < n) k *= 2;
+  return m <= k
+    ? [...subproof(m, tree.slice(0, k), complete), treeRoot(tree.slice(k))]
+    : [...subproof(m - k, tree.slice(k), false), treeRoot(tree.slice(0, k))];
+}
+
+Deno.test("consistencyProof() equals the RFC's recursive SUBPROOF, and verifies, for every 0 < m ≤ n ≤ 70", async () => {
+  const all = leaves(70);
+  for (let n = 1; n <= 70; n++) {
+    const tree = all.slice(0, n);
+    const subtree = (start: number, end: number) =>
+      Promise.resolve(treeRoot(tree.slice(start, end)));
+    for (let m = 1; m <= n; m++) {
+      const proof = await consistencyProof(m, n, subtree);
+      assertEquals(proof, m === n ? [] : subproof(m, tree, true), `${m} → ${n}`);
+      const first = treeRoot(all.slice(0, m));
+      assert(verifyConsistency(m, n, first, treeRoot(tree), proof), `${m} → ${n} verifies`);
+    }
+  }
+});
+
+Deno.test("verifyConsistency() refuses a changed hash, a wrong root, a fork and wrong sizes", async () => {
+  const all = leaves(13);
+  const subtree = (start: number, end: number) => Promise.resolve(treeRoot(all.slice(start, end)));
+  const first = treeRoot(all.slice(0, 5));
+  const second = treeRoot(all);
+  const proof = await consistencyProof(5, 13, subtree);
+  assert(verifyConsistency(5, 13, first, second, proof));
+  for (let i = 0; i < proof.length; i++) {
+    const changed = proof.map((hash) => new Uint8Array(hash));
+    changed[i][0] ^= 1;
+    assert(!verifyConsistency(5, 13, first, second, changed), `hash ${i} changed`);
+  }
+  assert(!verifyConsistency(5, 13, second, second, proof), "wrong first root");
+  assert(!verifyConsistency(5, 13, first, first, proof), "wrong second root");
+  // A fork: the same first five leaves' root, but a second tree that changed leaf 2.
+  const forked = [...all];
+  forked[2] = leafHash(new Uint8Array([9]));
+  assert(!verifyConsistency(5, 13, first, treeRoot(forked), proof), "a fork");
+  assert(!verifyConsistency(4, 13, first, second, proof), "wrong first size");
+  assert(!verifyConsistency(5, 13, first, second, proof.slice(1)), "a hash left out");
+  assert(!verifyConsistency(5, 13, first, second, [...proof, proof[0]]), "a hash added");
+  assert(!verifyConsistency(6, 5, first, second, []), "first above second");
+  assert(!verifyConsistency(5, 13, first, second, []), "an empty proof");
+  assert(verifyConsistency(0, 13, treeRoot([]), second, []), "the empty tree extends to any");
+  assert(verifyConsistency(13, 13, second, second, []), "a tree is consistent with itself");
+  assert(!verifyConsistency(13, 13, first, second, []), "the same size with two roots");
+  await assertRejects(() => consistencyProof(6, 5, subtree), RangeError);
+  await assertRejects(() => consistencyProof(-1, 5, subtree), RangeError);
+});
+
+Deno.test("MerkleLog.subtree() gives MTH of every range the proofs name, across chunks, reading back only older chunks", async () => {
+  const all = leaves(3 * MERKLE_CHUNK + 37);
+  const log = new MerkleLog();
+  const reads: number[] = [];
+  const read = (chunk: number) => {
+    reads.push(chunk);
+    return Promise.resolve(all.slice(chunk * MERKLE_CHUNK, (chunk + 1) * MERKLE_CHUNK));
+  };
+  const sizes = [1, 2, 255, 256, 257, 511, 512, 513, 700, 768, 769, all.length];
+  let appended = 0;
+  for (const size of sizes) {
+    while (appended < size) log.append(all[appended++]);
+    assertEquals(log.root(), treeRoot(all.slice(0, size)), `root at ${size}`);
+    for (const m of [1, 3, 128, 255, 256, 300, 512, 600, size]) {
+      if (m > size) continue;
+      const proof = await consistencyProof(m, size, (start, end) => log.subtree(start, end, read));
+      const expected = await consistencyProof(
+        m,
+        size,
+        (start, end) => Promise.resolve(treeRoot(all.slice(start, end))),
+      );
+      assertEquals(proof, expected, `${m} → ${size}`);
+    }
+  }
+  // Ranges inside the last, incomplete chunk come from memory; older chunks are read back.
+  reads.length = 0;
+  await log.subtree(3 * MERKLE_CHUNK, all.length, read);
+  assertEquals(reads, []);
+  await log.subtree(10, 20, read);
+  assertEquals(reads, [0]);
+  await assertRejects(() => log.subtree(0, all.length + 1, read), RangeError);
+});
+
+Deno.test("MerkleLog.subtree() refuses a chunk whose leaves changed after they were appended", async () => {
+  const all = leaves(2 * MERKLE_CHUNK + 1);
+  const log = new MerkleLog();
+  for (const leaf of all) log.append(leaf);
+  const changed = (chunk: number) => {
+    const read = all.slice(chunk * MERKLE_CHUNK, (chunk + 1) * MERKLE_CHUNK);
+    read[5] = leafHash(new Uint8Array([1, 2, 3]));
+    return Promise.resolve(read);
+  };
+  await assertRejects(() => log.subtree(0, 10, changed), ChunkChanged);
+  const short = (chunk: number) =>
+    Promise.resolve(all.slice(chunk * MERKLE_CHUNK, (chunk + 1) * MERKLE_CHUNK - 1));
+  await assertRejects(() => log.subtree(256, 300, short), ChunkChanged);
+  // Complete subtrees need no read at all.
+  const none = () => Promise.reject(new Error("no read expected"));
+  assertEquals(await log.subtree(0, 512, none), treeRoot(all.slice(0, 512)));
+  assertEquals(
+    await log.subtree(0, all.length, none),
+    nodeHash(treeRoot(all.slice(0, 512)), all[512]),
+  );
+});
+
+Deno.test("IntakeSignatures: single and batch forms verify under the key, nothing else does", async () => {
+  const key = await signingKeyFromSeed(new Uint8Array(32).fill(3));
+  const other = await signingKeyFromSeed(new Uint8Array(32).fill(4));
+  const receipts = [1, 2, 3, 4, 5].map((size) => ({
+    id: `receipt-${size}`,
+    receivedAt: "2025-06-01T12:00:03.123Z",
+    digest: "sha256:" + "0".repeat(64),
+    size,
+    kind: "unstructured",
+  }));
+  const batch = await signReceipts(key, receipts);
+  const [single] = await signReceipts(key, [receipts[0]]);
+  const check = new IntakeSignatures([key.publicKey]);
+  for (let i = 0; i < receipts.length; i++) assert(await check.verifies(receipts[i], batch[i]));
+  assert(await check.verifies(receipts[0], single));
+  // Another row's place in the batch, another row's fields, another key, no signature.
+  assert(!await check.verifies(receipts[1], batch[0]));
+  assert(!await check.verifies({ ...receipts[2], kind: "structured" }, batch[2]));
+  assert(!await check.verifies(receipts[1], single));
+  assert(!await check.verifies(receipts[0], undefined));
+  assert(!await new IntakeSignatures([other.publicKey]).verifies(receipts[0], batch[0]));
+  assert(
+    await new IntakeSignatures([other.publicKey, key.publicKey]).verifies(receipts[3], batch[3]),
+  );
+  // A remembered batch signature does not vouch for a proof that leads to another root.
+  const forged = { signature: batch[0].signature, batch: { ...batch[0].batch!, index: 1 } };
+  assert(!await check.verifies(receipts[0], forged));
+  // A malformed stored path is `false`, never a throw.
+  const malformed = { signature: batch[0].signature, batch: { size: 5, index: 0, path: ["!"] } };
+  assert(!await check.verifies(receipts[0], malformed));
+});
+
+Deno.test("intakeSignaturesFrom(): the recorded start, never after the first signed row", () => {
+  assertEquals(intakeSignaturesFrom(1, 1), 1);
+  assertEquals(intakeSignaturesFrom(40, undefined), 40);
+  assertEquals(intakeSignaturesFrom(40, 12), 12);
+  assertEquals(intakeSignaturesFrom(3, 12), 3);
+  assertEquals(intakeSignaturesFrom(undefined, 7), 7);
+  assertEquals(intakeSignaturesFrom(undefined, undefined), Infinity);
+});
