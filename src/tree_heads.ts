@@ -373,6 +373,23 @@ export class TreeHeadSigner {
           "WHERE submissions.seq > :after ORDER BY submissions.seq LIMIT :limit",
         { after: this.#tree.size, limit: PAGE_ROWS },
       );
+      // A head vouches only for what the Beacon acknowledged (src/signing/log_audit.ts): the
+      // page's rows from the first one that needs it, checked together so that a whole batch
+      // costs one root. Rows a head of this key already covers were vouched for when it was
+      // signed.
+      const from = Math.max(this.#signedSize + 1, this.#intakeFrom!);
+      const checked = rows.filter((row) => Number(row.seq) >= from);
+      const verdicts = await this.#intake.verifiesAll(checked.map((row) => ({
+        fields: {
+          id: String(row.id),
+          receivedAt: String(row.received_at),
+          digest: String(row.digest),
+          kind: String(row.kind),
+          size: Number(row.size),
+        },
+        stored: storedSignatureOf(row),
+      })));
+      const acknowledged = new Map(checked.map((row, i) => [row, verdicts[i]]));
       for (const row of rows) {
         const seq = Number(row.seq);
         if (seq !== this.#tree.size + 1) {
@@ -387,17 +404,12 @@ export class TreeHeadSigner {
         } catch {
           throw new TreeHeadRefused(`submission ${seq} cannot be encoded as a leaf`);
         }
-        // A head vouches only for what the Beacon acknowledged (src/signing/log_audit.ts). Rows
-        // a head of this key already covers were vouched for when it was signed.
-        if (seq > this.#signedSize && seq >= this.#intakeFrom!) {
-          const fields = { id, receivedAt, digest, kind: String(row.kind), size: Number(row.size) };
-          if (!await this.#intake.verifies(fields, storedSignatureOf(row))) {
-            if (this.#withheld !== seq) {
-              this.#withheld = seq;
-              this.#options.onIgnored?.(new TreeHeadWithheld(seq, id));
-            }
-            return;
+        if (acknowledged.get(row) === false) {
+          if (this.#withheld !== seq) {
+            this.#withheld = seq;
+            this.#options.onIgnored?.(new TreeHeadWithheld(seq, id));
           }
+          return;
         }
         this.#tree.append(leafHash(leaf));
         const expected = this.#expected.get(seq);

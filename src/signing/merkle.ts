@@ -34,7 +34,6 @@
  * @module
  */
 import { sha256 } from "../bytes.ts";
-import { canonicalJson } from "../json/canonical.ts";
 
 const LEAF_PREFIX = 0x00;
 const NODE_PREFIX = 0x01;
@@ -344,7 +343,21 @@ export function submissionLeafData(row: LeafFields): Uint8Array<ArrayBuffer> {
   if (!Number.isSafeInteger(row.seq)) {
     throw new TypeError("Cannot hash leaf: seq is not an integer");
   }
-  return new TextEncoder().encode(
-    canonicalJson({ digest: row.digest, id: row.id, receivedAt: row.receivedAt, seq: row.seq }),
+  // The RFC 8785 form written out, as for receipts (receipt.ts): four members of known names and
+  // types in their sorted order (§3.2.3), strings as `JSON.stringify` writes them (§3.2.2.2), the
+  // integer in plain decimal; the signer and `verify` hash one per row.
+  // tests/signing/merkle_rfc6962_test.ts checks it against `canonicalJson`.
+  return leafEncoder.encode(
+    '{"digest":' + jcsString(row.digest) + ',"id":' + jcsString(row.id) + ',"receivedAt":' +
+      jcsString(row.receivedAt) + ',"seq":' + String(row.seq) + "}",
   );
+}
+
+const leafEncoder = new TextEncoder();
+
+/** A string as RFC 8785 writes it; one with an unpaired surrogate has no I-JSON form. */
+function jcsString(value: string): string {
+  if (typeof value !== "string") throw new TypeError("Cannot hash leaf: a member is not a string");
+  if (!value.isWellFormed()) throw new TypeError("JCS: string holds an unpaired surrogate");
+  return JSON.stringify(value);
 }

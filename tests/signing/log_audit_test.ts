@@ -175,3 +175,45 @@ Deno.test("intakeSignaturesFrom(): the recorded start, never after the first sig
   assertEquals(intakeSignaturesFrom(undefined, 7), 7);
   assertEquals(intakeSignaturesFrom(undefined, undefined), Infinity);
 });
+
+Deno.test("IntakeSignatures.verifiesAll(): whole batches by their root, the rest row by row, the same verdicts as verifies()", async () => {
+  const key = await signingKeyFromSeed(new Uint8Array(32).fill(5));
+  const receipt = (n: number) => ({
+    id: `receipt-${n}`,
+    receivedAt: "2025-06-01T12:00:03.123Z",
+    digest: "sha256:" + "0".repeat(64),
+    size: n,
+    kind: "unstructured",
+  });
+  const first = [1, 2, 3, 4, 5, 6, 7].map(receipt);
+  const second = [8, 9, 10].map(receipt);
+  const [single] = await signReceipts(key, [receipt(11)]);
+  const rows = [
+    ...(await signReceipts(key, first)).map((stored, i) => ({ fields: first[i], stored })),
+    { fields: receipt(11), stored: single },
+    ...(await signReceipts(key, second)).map((stored, i) => ({ fields: second[i], stored })),
+  ];
+  const check = new IntakeSignatures([key.publicKey]);
+  assertEquals(await check.verifiesAll(rows), rows.map(() => true));
+  // A changed row in a whole batch, a batch cut short (a row the key check skipped), a row
+  // without a signature: the verdicts name exactly those rows.
+  const changed = rows.map((row, i) =>
+    i === 2 ? { ...row, fields: { ...row.fields, size: 99 } } : row
+  );
+  assertEquals(
+    await new IntakeSignatures([key.publicKey]).verifiesAll(changed),
+    rows.map((_, i) => i !== 2),
+  );
+  const cut = [...rows.slice(0, 3), ...rows.slice(4)];
+  assertEquals(await new IntakeSignatures([key.publicKey]).verifiesAll(cut), cut.map(() => true));
+  const bare = rows.map((row, i) => i === 9 ? { ...row, stored: undefined } : row);
+  assertEquals(
+    await new IntakeSignatures([key.publicKey]).verifiesAll(bare),
+    rows.map((_, i) => i !== 9),
+  );
+  const other = await signingKeyFromSeed(new Uint8Array(32).fill(6));
+  assertEquals(
+    await new IntakeSignatures([other.publicKey]).verifiesAll(rows),
+    rows.map(() => false),
+  );
+});

@@ -11,6 +11,7 @@ import {
   submissionLeafData,
   treeRoot,
 } from "../../src/signing/merkle.ts";
+import { canonicalJson } from "../../src/json/canonical.ts";
 import { assertEquals, assertStrictEquals, assertThrows } from "../support/assert.ts";
 
 function fromHex(text: string): Uint8Array {
@@ -116,4 +117,24 @@ Deno.test("submissionLeafData() is the RFC 8785 form of seq, id, receivedAt and 
   );
   assertThrows(() => submissionLeafData({ seq: 1.5, id: "a", receivedAt: "b", digest: "c" }));
   assertThrows(() => submissionLeafData({ seq: 1, id: "\uD800", receivedAt: "b", digest: "c" }));
+  // Written out by hand: the same bytes as the generic RFC 8785 serialiser, escapes and all.
+  for (
+    const text of [
+      "",
+      'a"b\\c',
+      "\u0000\u001f\u007f",
+      "line\nbreak\t",
+      "é✓😀",
+      "\u2028\u2029",
+      "</x>",
+    ]
+  ) {
+    for (const seq of [0, 1, 2 ** 53 - 1]) {
+      const row = { seq, id: text, receivedAt: text + "Z", digest: "sha256:" + text };
+      assertStrictEquals(
+        new TextDecoder().decode(submissionLeafData(row)),
+        canonicalJson({ digest: row.digest, id: row.id, receivedAt: row.receivedAt, seq }),
+      );
+    }
+  }
 });
