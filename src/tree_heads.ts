@@ -97,9 +97,13 @@ export class TreeHeadRefused extends Error {
  * signed and never stops the signer.
  */
 export class TreeHeadIgnored extends Error {
-  constructor(readonly seq: number) {
+  /** The head row's `seq` in `checkpoints`. */
+  readonly seq: number;
+
+  constructor(seq: number) {
     super(`checkpoint ${seq} does not verify under the key it names; it is ignored`);
     this.name = "TreeHeadIgnored";
+    this.seq = seq;
   }
 }
 
@@ -111,12 +115,16 @@ export class TreeHeadIgnored extends Error {
  * at each signing, so a row put right is covered.
  */
 export class TreeHeadWithheld extends Error {
-  constructor(readonly seq: number, id: string) {
+  /** The submission's `seq`: the row the heads stop before. */
+  readonly seq: number;
+
+  constructor(seq: number, id: string) {
     super(
       `submission ${seq} (receipt ${JSON.stringify(id.slice(0, 64))}) carries no intake ` +
         "signature that verifies under the Beacon's key; no head covers it",
     );
     this.name = "TreeHeadWithheld";
+    this.seq = seq;
   }
 }
 
