@@ -174,7 +174,7 @@ for (const entry of ENTRIES) {
     try {
       answers.push(await submit(server.url, "before the stop"));
       assertEquals(answers[0].status, 202);
-      sqld.pause();
+      await sqld.pause();
       // A steady load while sqld is frozen: some commits are sent, more queue behind them.
       const load: Promise<Answer>[] = [];
       for (let wave = 0; wave < 6; wave++) {

@@ -106,7 +106,7 @@ Deno.test("sqld stopped (SIGSTOP) and continued: the waiting submission is then 
   const beacon = createBeacon({ database: { url: sqld.url }, rateLimit: "off" });
   try {
     assertEquals((await submit(beacon, "warm up")).status, 202);
-    sqld.pause();
+    await sqld.pause();
     const waiting = submit(beacon, "while stopped");
     await new Promise((resolve) => setTimeout(resolve, 500));
     sqld.resume();
@@ -307,7 +307,7 @@ Deno.test("sqld stopped past the database deadline: 503 outcome_unknown within t
     const first = await submit(beacon, "before the stop");
     assertEquals(first.status, 202);
     acknowledged.push((await first.json()).receipt.id);
-    sqld.pause();
+    await sqld.pause();
     // Both answered while sqld is still stopped: no database call outlives its deadline.
     const [stalled, status] = await Promise.all([
       submit(beacon, "while stopped"),

@@ -45,8 +45,8 @@ export interface Sqld {
   readonly directory: string;
   /** Process id of the current sqld process. */
   pid(): number;
-  /** `SIGSTOP`: the process freezes, connections stay open and unanswered. */
-  pause(): void;
+  /** `SIGSTOP`, once every thread has stopped: connections stay open and unanswered. */
+  pause(): Promise<void>;
   /** `SIGCONT` after {@linkcode pause}. */
   resume(): void;
   /** `SIGKILL`, and waits until it is gone. */
@@ -181,7 +181,23 @@ export async function startSqld(options: SqldOptions = {}): Promise<Sqld> {
     },
     directory,
     pid: () => child!.pid,
-    pause: () => signal("SIGSTOP"),
+    async pause() {
+      signal("SIGSTOP");
+      // kill(2) returns once the signal is queued; a thread busy on another core may still
+      // answer a request before it stops. Return only once every thread is stopped ("T").
+      const pid = child!.pid;
+      while (true) {
+        const states: string[] = [];
+        for await (const task of Deno.readDir(`/proc/${pid}/task`)) {
+          const stat = await Deno.readTextFile(`/proc/${pid}/task/${task.name}/stat`).catch(() =>
+            ""
+          );
+          states.push(stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3));
+        }
+        if (states.every((state) => state === "T" || state === "t" || state === "")) return;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    },
     resume: () => signal("SIGCONT"),
     async kill() {
       signal("SIGKILL");
