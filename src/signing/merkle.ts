@@ -34,6 +34,7 @@
  * @module
  */
 import { sha256 } from "../bytes.ts";
+import { canonicalString } from "../json/canonical.ts";
 
 const LEAF_PREFIX = 0x00;
 const NODE_PREFIX = 0x01;
@@ -348,16 +349,15 @@ export function submissionLeafData(row: LeafFields): Uint8Array<ArrayBuffer> {
   // integer in plain decimal; the signer and `verify` hash one per row.
   // tests/signing/merkle_rfc6962_test.ts checks it against `canonicalJson`.
   return leafEncoder.encode(
-    '{"digest":' + jcsString(row.digest) + ',"id":' + jcsString(row.id) + ',"receivedAt":' +
-      jcsString(row.receivedAt) + ',"seq":' + String(row.seq) + "}",
+    '{"digest":' + leafString(row.digest) + ',"id":' + leafString(row.id) + ',"receivedAt":' +
+      leafString(row.receivedAt) + ',"seq":' + String(row.seq) + "}",
   );
 }
 
 const leafEncoder = new TextEncoder();
 
-/** A string as RFC 8785 writes it; one with an unpaired surrogate has no I-JSON form. */
-function jcsString(value: string): string {
+/** A member of a leaf: stored columns are strings, but a tampered row may hold anything. */
+function leafString(value: unknown): string {
   if (typeof value !== "string") throw new TypeError("Cannot hash leaf: a member is not a string");
-  if (!value.isWellFormed()) throw new TypeError("JCS: string holds an unpaired surrogate");
-  return JSON.stringify(value);
+  return canonicalString(value);
 }

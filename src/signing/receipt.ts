@@ -71,6 +71,7 @@
  * @module
  */
 import { base64url, fromBase64url } from "../bytes.ts";
+import { canonicalString } from "../json/canonical.ts";
 import { statementBytes } from "./statement.ts";
 import { signBytes, verifyBytes } from "./ed25519.ts";
 import type { SigningKey } from "./key.ts";
@@ -152,19 +153,15 @@ export function canonicalReceiptBytes(receipt: SignedReceiptFields): Uint8Array<
   // would produce it, without an object to sort per receipt (every batch hashes one per row).
   // tests/signing/receipt_test.ts checks it against `canonicalJson` and an independent JCS library.
   return encoder.encode(
-    RECEIPT_CONTEXT + '{"digest":' + jcsString(receipt.digest) + ',"id":' + jcsString(receipt.id) +
-      ',"kind":' + jcsString(receipt.kind) + ',"receivedAt":' + jcsString(receipt.receivedAt) +
+    RECEIPT_CONTEXT + '{"digest":' + canonicalString(receipt.digest) + ',"id":' +
+      canonicalString(receipt.id) +
+      ',"kind":' + canonicalString(receipt.kind) + ',"receivedAt":' +
+      canonicalString(receipt.receivedAt) +
       ',"size":' + String(receipt.size) + "}",
   );
 }
 
 const encoder = new TextEncoder();
-
-/** A string as RFC 8785 writes it; one with an unpaired surrogate has no I-JSON form. */
-function jcsString(value: string): string {
-  if (!value.isWellFormed()) throw new TypeError("JCS: string holds an unpaired surrogate");
-  return JSON.stringify(value);
-}
 
 /**
  * Signs a receipt with the Beacon's key.
