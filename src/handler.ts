@@ -87,14 +87,12 @@ function chain(middleware: readonly Middleware[], handler: RouteHandler): RouteH
   return compose(middleware, handler);
 }
 
-/** Builds the composed handler: `(request, remoteAddress, scheme) => Response`. */
-export function buildHandler(
-  parts: HandlerDependencies,
-): (
-  request: Request,
-  remoteAddress: string | undefined,
-  scheme?: ListenerScheme,
-) => Promise<Response> {
+/**
+ * The route table: every path the Beacon answers, each method with the middleware it runs behind
+ * (the submission budget and body limit for writes, the status budget for reads and A2A), as
+ * data the router reads.
+ */
+function routeTable(parts: HandlerDependencies): Route[] {
   const limited = rateLimit(parts.limiter, "submissions");
   const statusLimited = rateLimit(parts.statusLimiter, "status");
   const bounded = bodyLimit(parts.maxBodyBytes, parts.bodyTimeoutMs);
@@ -126,7 +124,7 @@ export function buildHandler(
       onError: parts.onError,
     }),
   );
-  const routes: Route[] = [
+  return [
     { name: "home", path: HOME_PATH, methods: { GET: homeHandler(parts.origin) } },
     { name: "discovery", path: DISCOVERY_PATH, methods: { GET: document("discovery") } },
     { name: "a2a.card", path: CARD_PATH, methods: { GET: document("card") } },
@@ -157,11 +155,21 @@ export function buildHandler(
     { name: "a2a", path: A2A_PATH, methods: { POST: a2a } },
     { name: "a2a", path: A2A_PATH + "/", methods: { POST: a2a } },
   ];
+}
+
+/** Builds the composed handler: `(request, remoteAddress, scheme) => Response`. */
+export function buildHandler(
+  parts: HandlerDependencies,
+): (
+  request: Request,
+  remoteAddress: string | undefined,
+  scheme?: ListenerScheme,
+) => Promise<Response> {
   const pipeline = compose([
     parts.door.middleware,
     errorBoundary(parts.onError),
     identifySource(parts.trustedProxies, parts.trustedProxyHeader),
-  ], router(routes));
+  ], router(routeTable(parts)));
   return (request, remoteAddress, scheme = "http") => {
     const startedAt = parts.now();
     const url = trustedUrl(request, scheme);
