@@ -94,7 +94,7 @@ export function parseStrictJson(
 ): JsonParseResult {
   checkMaxDepth(maxDepth);
   const text = decodeUtf8Strict(bytes);
-  if (text === undefined) return refuse("invalid_utf8", firstInvalidUtf8Byte(bytes));
+  if (text === undefined) return refusedAt("invalid_utf8", firstInvalidUtf8Byte(bytes));
   // Decoded UTF-8 is well-formed UTF-16, so only \u escapes can produce a lone surrogate.
   return parseDecoded(text, maxDepth, false);
 }
@@ -135,7 +135,7 @@ function checkMaxDepth(maxDepth: number): void {
   }
 }
 
-function refuse(refusal: JsonRefusal, offset: number): JsonParseResult {
+function refusedAt(refusal: JsonRefusal, offset: number): JsonParseResult {
   return { ok: false, refusal, offset };
 }
 
@@ -199,7 +199,7 @@ const SIMPLE_ESCAPES: ReadonlyMap<number, string> = new Map([
 ]);
 
 function parseDecoded(text: string, maxDepth: number, rawSurrogates: boolean): JsonParseResult {
-  if (text.charCodeAt(0) === BOM) return refuse("bom", 0);
+  if (text.charCodeAt(0) === BOM) return refusedAt("bom", 0);
   const parser = new Parser(text, maxDepth, rawSurrogates);
   try {
     const value = parser.document();
@@ -208,7 +208,7 @@ function parseDecoded(text: string, maxDepth: number, rawSurrogates: boolean): J
     if (thrown instanceof Refused) {
       // Only a refusal pays for the offset: the UTF-8 length of the text before the error.
       const at = Math.min(parser.errorAt, text.length);
-      return refuse(thrown.refusal, utf8Encoder.encode(text.slice(0, at)).length);
+      return refusedAt(thrown.refusal, utf8Encoder.encode(text.slice(0, at)).length);
     }
     throw thrown;
   }
