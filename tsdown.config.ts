@@ -14,8 +14,8 @@ export default {
     writer_worker: "src/store/writer_worker.ts",
     // The reviewer's tool (review/): the `beacon-review` bin is its launcher, which runs
     // review.mjs under Node's permission model.
-    "beacon-review": "review/launch_node.ts",
-    review: "review/node.ts",
+    "beacon-review": "review/runtime/launch_node.ts",
+    review: "review/runtime/node.ts",
   },
   // The console's script and stylesheet, read at run time from `./static/` beside the module
   // that serves them (review/console/serve.ts), which is bundled into dist/.

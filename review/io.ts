@@ -1,6 +1,6 @@
 /**
  * Output of the review tool. Everything written to stdout or stderr goes through
- * {@linkcode Output.write}, which passes it through `sanitizeOutput` (render.ts) as a last line
+ * {@linkcode Output.write}, which passes it through `sanitizeOutput` (render/mod.ts) as a last line
  * of defence: even text that a command forgot to render safely (a database error message, an
  * argument echoed back) cannot carry a raw control, bidi or invisible character to the terminal.
  * The only exception is the progress bar, which writes a carriage return of our own, and only
@@ -8,13 +8,14 @@
  *
  * @module
  */
-import { sanitizeOutput } from "./render.ts";
+import { sanitizeOutput } from "./render/mod.ts";
 
 /**
- * What every command gets from its runtime's entry point (`deno.ts`; `node.ts` on Node and Bun):
- * outputs, environment, clock, and the runtime's HTTP server for the console. This is the one
- * interface between the review tool and a runtime; every other file uses only web standards
- * and `node:` modules that Deno, Node and Bun share (`node:fs/promises`, `node:util`).
+ * What every command gets from its runtime's entry point (`runtime/deno.ts`; `runtime/node.ts` on
+ * Node and Bun): outputs, environment, clock, and the runtime's HTTP server for the console.
+ * This is the one interface between the review tool and a runtime; every other file uses only
+ * web standards and `node:` modules that Deno, Node and Bun share (`node:fs/promises`,
+ * `node:util`).
  */
 export interface Context {
   /** How the reviewer runs the tool here, for hints and help: `deno task review`, … */

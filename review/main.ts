@@ -22,25 +22,27 @@
  * `redact`, emptying one row's content, which the database allows only then). Exit status: 0
  * success, 1 failure or problems found, 2 usage error. docs/review.md is the reviewer's guide.
  *
- * This module touches no runtime API: each runtime's entry (`deno.ts`, `node.ts` for Node and
- * Bun) hands it a {@linkcode Context}, and each launcher (`launch_deno.ts`, `launch_node.ts`)
- * starts that entry with the narrowest permissions its runtime can enforce (`permissions.ts`).
+ * This module touches no runtime API: each runtime's entry (`runtime/deno.ts`, `runtime/node.ts`
+ * for Node and Bun) hands it a {@linkcode Context}, and each launcher (`runtime/launch_deno.ts`,
+ * `runtime/launch_node.ts`) starts that entry with the narrowest permissions its runtime can
+ * enforce (`runtime/permissions.ts`). Each command is a file of `commands/` (`serve` is
+ * `console/serve.ts`).
  *
  * @module
  */
 import type { ParseArgsConfig } from "node:util";
-import { EXPORT_OPTIONS, exportCommand } from "./export.ts";
+import { EXPORT_OPTIONS, exportCommand } from "./commands/export.ts";
 import { CliError, type Context } from "./io.ts";
-import { LIST_OPTIONS, listCommand } from "./list.ts";
-import { MARK_OPTIONS, markCommand } from "./mark.ts";
-import { MONITOR_OPTIONS, monitorCommand } from "./monitor.ts";
-import { type OptionValues, parseCommand } from "./options.ts";
-import { REDACT_OPTIONS, redactCommand } from "./redact.ts";
+import { LIST_OPTIONS, listCommand } from "./commands/list.ts";
+import { MARK_OPTIONS, markCommand } from "./commands/mark.ts";
+import { MONITOR_OPTIONS, monitorCommand } from "./commands/monitor.ts";
+import { type OptionValues, parseCommand } from "./commands/options.ts";
+import { REDACT_OPTIONS, redactCommand } from "./commands/redact.ts";
 import { SERVE_OPTIONS, serveCommand } from "./console/serve.ts";
-import { NEXT_OPTIONS, nextCommand, SHOW_OPTIONS, showCommand } from "./show.ts";
-import { STATS_OPTIONS, statsCommand } from "./stats.ts";
-import { TRIAGE_LEGEND, TRIAGE_OPTIONS, triageCommand } from "./triage.ts";
-import { VERIFY_OPTIONS, verifyCommand } from "./verify.ts";
+import { NEXT_OPTIONS, nextCommand, SHOW_OPTIONS, showCommand } from "./commands/show.ts";
+import { STATS_OPTIONS, statsCommand } from "./commands/stats.ts";
+import { TRIAGE_LEGEND, TRIAGE_OPTIONS, triageCommand } from "./commands/triage.ts";
+import { VERIFY_OPTIONS, verifyCommand } from "./commands/verify.ts";
 
 const COMMON_HELP = `
 Common options:
@@ -208,7 +210,7 @@ ${COMMON_HELP}
  * @example
  * ```ts ignore
  * import { main } from "./main.ts";
- * import { denoContext } from "./deno.ts";
+ * import { denoContext } from "./runtime/deno.ts";
  *
  * const status = await main(["list", "--limit", "5"], denoContext());
  * if (status !== 0) throw new Error(`review list exited with ${status}`);

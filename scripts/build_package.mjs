@@ -52,7 +52,7 @@ function built() {
  * exits the process with a one-line message when it cannot.
  *
  * @param {{ force?: boolean, quiet?: boolean }} options `quiet`: tsdown's report goes to stderr,
- *   for a caller whose stdout is its own output (review/launch.mjs).
+ *   for a caller whose stdout is its own output (review/runtime/launch.mjs).
  */
 export function buildPackage({ force = false, quiet = false } = {}) {
   const digest = inputsDigest();

@@ -1,20 +1,20 @@
 /**
  * The web console's JSON views and actions, on the review tool's own queries and appends.
- * Submitted text leaves here only as segments made by the shared renderer (render.ts): the page
+ * Submitted text leaves here only as segments made by the shared renderer (render/mod.ts): the page
  * gets text that is already inert, with each escape marked, and puts it into the document with
  * `textContent`, so there is one classification of characters for the terminal and the page.
  *
  * @module
  */
 import { canonicalReceiptBytes, sha256Digest, type SigningKey } from "../../src/signing/mod.ts";
-import { receiptSignatureReport, signedFieldsOf } from "../receipt_signature.ts";
-import { appendEvent } from "../appends.ts";
-import { exportChunks, type ExportFormat } from "../export.ts";
-import { interpretContent, type MessageView, previewOf, renderContent } from "../content.ts";
-import type { ReviewDatabase } from "../database.ts";
+import { receiptSignatureReport, signedFieldsOf } from "../data/receipt_signature.ts";
+import { appendEvent } from "../data/appends.ts";
+import { exportChunks, type ExportFormat } from "../commands/export.ts";
+import { interpretContent, type MessageView, previewOf, renderContent } from "../render/content.ts";
+import type { ReviewDatabase } from "../data/database.ts";
 import { CliError } from "../io.ts";
-import { checkNoteAndReviewer } from "../mark.ts";
-import { parseSince } from "../options.ts";
+import { checkNoteAndReviewer } from "../commands/mark.ts";
+import { parseSince } from "../commands/options.ts";
 import {
   countSubmissions,
   type Filters,
@@ -23,11 +23,11 @@ import {
   REVIEW_STATUSES,
   type ReviewStatus,
   type SubmissionRow,
-} from "../queries.ts";
-import { checkpoints, reviewEvents } from "../events.ts";
-import { Findings, safeSegments, type Segment } from "../render.ts";
-import { catchUpIndex, searchCondition, type SearchMode } from "../search.ts";
-import { fold } from "../fold.ts";
+} from "../data/queries.ts";
+import { checkpoints, reviewEvents } from "../data/events.ts";
+import { Findings, safeSegments, type Segment } from "../render/mod.ts";
+import { catchUpIndex, searchCondition, type SearchMode } from "../search/search.ts";
+import { fold } from "../search/fold.ts";
 import { lookAlikeLetters } from "../render/classify.ts";
 
 /** A refusal with a status and a message of our own (never submitted content). */
@@ -85,9 +85,9 @@ function excerpt(text: string, findings: Findings): Segment[] {
 const MAX_READS_AS = 12;
 
 /**
- * What each mixed-script word of `text` reads as (the words render.ts shows with escaped
- * look-alike letters): its UTS #39 skeleton, as the search folds it (fold.ts), so `p\u0430ypal`
- * reads as `paypal`. Each is rendered inertly like any other submitted text.
+ * What each mixed-script word of `text` reads as (the words render/mod.ts shows with escaped
+ * look-alike letters): its UTS #39 skeleton, as the search folds it (search/fold.ts), so
+ * `p\u0430ypal` reads as `paypal`. Each is rendered inertly like any other submitted text.
  */
 function readsAs(text: string, findings: Findings): Segment[][] {
   const words = new Set<string>();
@@ -169,7 +169,7 @@ export class ConsoleApi {
 
   /**
    * The export of what the filters in `params` match (`format=ndjson|csv`), as `review export`
-   * writes it: the same records and the same CSV neutralisation (export.ts), streamed.
+   * writes it: the same records and the same CSV neutralisation (commands/export.ts), streamed.
    *
    * @param params The query: the queue's filters and `format`.
    * @returns The format and the text, in chunks.

@@ -13,11 +13,11 @@
  * @module
  */
 import { readFile } from "node:fs/promises";
-import { databaseConfig, openForAppending } from "../database.ts";
+import { databaseConfig, openForAppending } from "../data/database.ts";
 import { CliError, type Context } from "../io.ts";
-import { integerOption, type OptionValues } from "../options.ts";
-import { prepareSearch } from "../search.ts";
-import { configuredKey, storedPublicKey, verifyCommand } from "../verify.ts";
+import { integerOption, type OptionValues } from "../commands/options.ts";
+import { prepareSearch } from "../search/search.ts";
+import { configuredKey, storedPublicKey, verifyCommand } from "../commands/verify.ts";
 import { ConsoleApi } from "./api.ts";
 import { consoleHandler, randomToken, type StaticFiles } from "./app.ts";
 

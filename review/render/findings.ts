@@ -52,7 +52,7 @@ const FINDING_NAMES: Record<FindingKind, readonly [string, string]> = {
  *
  * @example
  * ```ts
- * import { Findings, safeText } from "../render.ts";
+ * import { Findings, safeText } from "./mod.ts";
  * const findings = new Findings();
  * safeText("a\u202Eb\u001B[31m", findings);
  * import { assertStrictEquals } from "../../tests/support/assert.ts";

@@ -24,7 +24,7 @@ import { safeRunAt } from "./tokens.ts";
  *
  * @example
  * ```ts
- * import { safeJson } from "../render.ts";
+ * import { safeJson } from "./mod.ts";
  * safeJson({ subject: "a\u202Eb" }); // '{"subject":"a\\u202eb"}'
  * ```
  */
@@ -75,7 +75,7 @@ export function safeJson(value: unknown, space?: number): string {
  *
  * @example
  * ```ts
- * import { isSafeOutput } from "../render.ts";
+ * import { isSafeOutput } from "./mod.ts";
  * isSafeOutput("fine\n"); // true
  * isSafeOutput("\u001B[2J"); // false
  * ```
@@ -99,7 +99,7 @@ export function isSafeOutput(text: string): boolean {
  *
  * @example
  * ```ts
- * import { sanitizeOutput } from "../render.ts";
+ * import { sanitizeOutput } from "./mod.ts";
  * sanitizeOutput("ok\n\u001B]0;title\u0007"); // "ok\n\\u001B]0;title\\u0007"
  * ```
  */

@@ -22,7 +22,7 @@ import { displayWidth } from "./width.ts";
  *
  * @example
  * ```ts
- * import { safeText } from "../render.ts";
+ * import { safeText } from "./mod.ts";
  * safeText("evil\u202Etxt.exe"); // "evil\\u202Etxt.exe"
  * safeText("see https://example.com"); // "see https[:]//example.com"
  * ```
@@ -47,7 +47,7 @@ export function safeText(
  *
  * @example
  * ```ts
- * import { safeExcerpt } from "../render.ts";
+ * import { safeExcerpt } from "./mod.ts";
  * safeExcerpt("Hello\n\nworld, and more", 12); // "Hello world…"
  * ```
  */
@@ -98,7 +98,7 @@ export interface BlockOptions extends RenderOptions {
  *
  * @example
  * ```ts
- * import { Findings, safeBlock } from "../render.ts";
+ * import { Findings, safeBlock } from "./mod.ts";
  * safeBlock("one two three", new Findings(), { width: 20, indent: "> " }); // ["> one two three"]
  * ```
  */

@@ -467,7 +467,7 @@ Deno.test("the tool works on a remote database (a real sqld), with the auth toke
           "--allow-read",
           "--allow-env",
           `--allow-net=${hostPort}`,
-          new URL("../deno.ts", import.meta.url).pathname,
+          new URL("../runtime/deno.ts", import.meta.url).pathname,
           ...args,
         ],
         cwd: new URL("../../", import.meta.url).pathname,

@@ -1,5 +1,5 @@
-/** Interpretation and rendering of stored content (review/content.ts). */
-import { interpretContent, previewOf, renderContent } from "../content.ts";
+/** Interpretation and rendering of stored content (review/render/content.ts). */
+import { interpretContent, previewOf, renderContent } from "../render/content.ts";
 import { assertEquals, assertStrictEquals } from "../../tests/support/assert.ts";
 import { assertInert } from "./support.ts";
 

@@ -5,7 +5,7 @@
  */
 import { createClient } from "@libsql/client";
 import { encodeSeed, generateSeed } from "../../src/signing/key.ts";
-import { catchUpIndex, prepareSearch } from "../search.ts";
+import { catchUpIndex, prepareSearch } from "../search/search.ts";
 import { assert, assertMatch, assertStrictEquals } from "../../tests/support/assert.ts";
 import { startSqld } from "../../tests/support/sqld.ts";
 import { startServer } from "../../tests/support/server.ts";

@@ -1,4 +1,4 @@
-/** Option parsing of the review tool (review/options.ts, review/io.ts). */
+/** Option parsing of the review tool (review/commands/options.ts, review/io.ts). */
 import { progressLine } from "../io.ts";
 import {
   filtersFrom,
@@ -6,7 +6,7 @@ import {
   parseCommand,
   parseKeyPrefix,
   parseSince,
-} from "../options.ts";
+} from "../commands/options.ts";
 import { assertEquals, assertStrictEquals, assertThrows } from "../../tests/support/assert.ts";
 
 const NOW = Date.UTC(2025, 5, 15, 12, 0, 0);

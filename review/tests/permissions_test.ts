@@ -1,9 +1,9 @@
 /**
- * The review tool's permission flags (review/permissions.ts): what each command line gets,
+ * The review tool's permission flags (review/runtime/permissions.ts): what each command line gets,
  * and that nothing gets subprocesses or an unrelated host. Every CLI test in this folder also
  * runs the tool with exactly these flags (support.ts), which proves they are enough.
  */
-import { reviewPermissionFlags } from "../permissions.ts";
+import { reviewPermissionFlags } from "../runtime/permissions.ts";
 import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { fill, review, tempDatabase, text } from "./support.ts";
 

@@ -5,9 +5,9 @@
  * The time of each step is printed for the record (docs/review.md quotes a run), never asserted.
  */
 import { createClient } from "@libsql/client";
-import { openForAppending } from "../database.ts";
-import { queuePage, submissionPage } from "../queries.ts";
-import { catchUpIndex, prepareSearch, searchCondition } from "../search.ts";
+import { openForAppending } from "../data/database.ts";
+import { queuePage, submissionPage } from "../data/queries.ts";
+import { catchUpIndex, prepareSearch, searchCondition } from "../search/search.ts";
 import { assert, assertEquals, assertStrictEquals } from "../../tests/support/assert.ts";
 import { fill, tempDatabase } from "./support.ts";
 

@@ -1,4 +1,4 @@
-/** Safe rendering of hostile text (review/render.ts), unit by unit. */
+/** Safe rendering of hostile text (review/render/mod.ts), unit by unit. */
 import {
   codePointWidth,
   displayWidth,
@@ -11,7 +11,7 @@ import {
   safeSegments,
   safeText,
   sanitizeOutput,
-} from "../render.ts";
+} from "../render/mod.ts";
 import { assert, assertEquals, assertStrictEquals } from "../../tests/support/assert.ts";
 import { assertInert } from "./support.ts";
 

@@ -309,7 +309,7 @@ Deno.test("serve on Bun: the same console, stopped by SIGTERM", async () => {
   const store = await tempDatabase();
   await fill(store, [text("one"), text("two")]);
   const serving = await serveWith(await bunExecutable(), [
-    `${ROOT}/review/node.ts`,
+    `${ROOT}/review/runtime/node.ts`,
     "serve",
     "--database",
     store.url,

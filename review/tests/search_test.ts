@@ -1,12 +1,12 @@
 /**
  * Review search finds what reviewers hunt for: look-alike spellings through the folded index
- * (review/fold.ts), a prefix with a final `*`, and nothing a reviewer types is FTS5 syntax.
+ * (review/search/fold.ts), a prefix with a final `*`, and nothing a reviewer types is FTS5 syntax.
  * Submissions arrive through the real intake; the queue is read as the console reads it.
  */
 import { createClient } from "@libsql/client";
-import { openForAppending } from "../database.ts";
-import { queuePage } from "../queries.ts";
-import { catchUpIndex, prepareSearch, searchCondition } from "../search.ts";
+import { openForAppending } from "../data/database.ts";
+import { queuePage } from "../data/queries.ts";
+import { catchUpIndex, prepareSearch, searchCondition } from "../search/search.ts";
 import { assertEquals, assertStrictEquals } from "../../tests/support/assert.ts";
 import { fill, message, review, startConsole, tempDatabase, text } from "./support.ts";
 

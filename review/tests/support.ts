@@ -2,7 +2,7 @@
  * Helpers for the review tool's tests: a real temporary database filled through the real
  * handler (`createBeacon` from mod.ts), and the real CLI (`review/main.ts`) run as a
  * subprocess with exactly the narrow permissions `deno task review` computes for the same
- * command line (review/permissions.ts), so every test also proves they are enough.
+ * command line (review/runtime/permissions.ts), so every test also proves they are enough.
  *
  * @module
  */
@@ -10,16 +10,16 @@ import { createClient, type InValue } from "@libsql/client";
 import { childEnvironment } from "../../scripts/runtimes.ts";
 import { createBeacon } from "../../src/beacon.ts";
 import { npmCacheFolder } from "../../src/cli/permissions.ts";
-import { reviewPermissionFlags } from "../permissions.ts";
+import { reviewPermissionFlags } from "../runtime/permissions.ts";
 import { assert } from "../../tests/support/assert.ts";
 
-const MAIN = new URL("../deno.ts", import.meta.url).pathname;
+const MAIN = new URL("../runtime/deno.ts", import.meta.url).pathname;
 const ROOT = new URL("../../", import.meta.url).pathname;
 
 let npmCache: Promise<string> | undefined;
 
 /**
- * The flags `deno task review` (review/launch_deno.ts) would run `args` with.
+ * The flags `deno task review` (review/runtime/launch_deno.ts) would run `args` with.
  *
  * @param args The command line after `deno task review`.
  * @param env The environment the tool gets.
@@ -187,7 +187,7 @@ export async function review(
 
 /**
  * Characters that must never reach the reviewer's terminal raw, written independently of
- * review/render.ts: C0 controls but the line feed, DEL and C1, the bidi controls, zero-width
+ * review/render/mod.ts: C0 controls but the line feed, DEL and C1, the bidi controls, zero-width
  * and other invisible characters, line and paragraph separators, variation selectors, tag
  * characters, every format character (Cf), and surrogates.
  */

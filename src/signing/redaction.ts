@@ -2,7 +2,7 @@
  * Signed redaction records. A redaction empties one submission's content (docs/review.md); the
  * record of it (which submission, its digest, when, why, who) is signed by the Beacon's key, so a
  * database writer without the key cannot invent, change or backdate one: `review verify`
- * checks each record against the trusted key (review/verify.ts).
+ * checks each record against the trusted key (review/commands/verify.ts).
  *
  * Signed bytes: `beacon/0.1 redaction\n` followed by the RFC 8785 form of
  * `{by, createdAt, digest, id, reason}` (src/signing/statement.ts), so the signature can never

@@ -102,7 +102,7 @@ export const MIGRATIONS: readonly Migration[] = [
     // update, so the history of who decided what stays intact; the latest event is the status.
     // Checkpoints record RFC 6962 §2.1 Merkle tree heads over the submissions, signed with the
     // Beacon's Ed25519 key, so later tampering with earlier rows is detectable (review/
-    // verify.ts). Both tables are append-only like the submissions they describe.
+    // commands/verify.ts). Both tables are append-only like the submissions they describe.
     statements: [
       `CREATE TABLE IF NOT EXISTS review_events (
         seq INTEGER PRIMARY KEY,

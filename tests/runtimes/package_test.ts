@@ -104,12 +104,12 @@ Deno.test("the reviewer's tool: a bin built from its Node launcher, a review com
   assertEquals(Object.keys(packageJson.bin), ["beacon-review"]);
   const bin = /^dist\/([\w-]+)\.mjs$/.exec(packageJson.bin["beacon-review"]);
   assert(bin !== null, "the bin is built into dist/");
-  assertStrictEquals(entries[bin[1]], "review/launch_node.ts");
+  assertStrictEquals(entries[bin[1]], "review/runtime/launch_node.ts");
   // The launcher runs dist/review.mjs beside it, built from the Node and Bun entry.
-  assertStrictEquals(entries.review, "review/node.ts");
+  assertStrictEquals(entries.review, "review/runtime/node.ts");
   // `exec`: npm's shell becomes the launcher, so a signal to npm reaches it (sh passes none on).
-  assertStrictEquals(packageJson.scripts.review, "exec node review/launch.mjs");
-  assertMatch(denoJson.tasks.review, / review\/launch_deno\.ts$/);
+  assertStrictEquals(packageJson.scripts.review, "exec node review/runtime/launch.mjs");
+  assertMatch(denoJson.tasks.review, / review\/runtime\/launch_deno\.ts$/);
 });
 
 Deno.test("package.json's exports list types first and point into dist/", () => {

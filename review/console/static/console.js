@@ -1,5 +1,5 @@
 // The Beacon review console's page script. Every piece of submitted text arrives from the
-// console's own server as segments the shared renderer made inert (review/render.ts), and
+// console's own server as segments the shared renderer made inert (review/render/mod.ts), and
 // goes into the page with textContent only: nothing is ever parsed as markup, and there are no
 // templates, links or images.
 // Requests go to the console's own origin only (CSP connect-src 'self').

@@ -15,14 +15,14 @@
  *
  * @module
  */
-import { appendEvent, MAX_NOTE } from "./appends.ts";
-import { databaseConfig, openForAppending } from "./database.ts";
-import { eventNumber } from "./events.ts";
-import { CliError, type Context } from "./io.ts";
+import { appendEvent, MAX_NOTE } from "../data/appends.ts";
+import { databaseConfig, openForAppending } from "../data/database.ts";
+import { eventNumber } from "../data/events.ts";
+import { CliError, type Context } from "../io.ts";
 import { checkNoteAndReviewer } from "./mark.ts";
 import { FILTER_OPTIONS, filtersFrom, type OptionValues, widthFrom } from "./options.ts";
-import { countSubmissions, queuePage, type ReviewStatus } from "./queries.ts";
-import { safeText } from "./render.ts";
+import { countSubmissions, queuePage, type ReviewStatus } from "../data/queries.ts";
+import { safeText } from "../render/mod.ts";
 import { describeRow, publishedKey } from "./show.ts";
 
 /** The options of `triage`: the filters, and who is reviewing. */

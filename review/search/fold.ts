@@ -25,7 +25,7 @@ import unhomoglyph from "unhomoglyph";
 
 /**
  * Bumped whenever the fold changes, so that an index built with an older fold is rebuilt
- * (review/search.ts) instead of silently missing matches.
+ * (review/search/search.ts) instead of silently missing matches.
  */
 export const FOLD_VERSION = 1;
 
@@ -36,7 +36,7 @@ const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
  *
  * @example
  * ```ts
- * import { assertEquals } from "../tests/support/assert.ts";
+ * import { assertEquals } from "../../tests/support/assert.ts";
  * import { fold } from "./fold.ts";
  *
  * const plain = fold("PayPal");

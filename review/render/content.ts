@@ -3,14 +3,14 @@
  * data part of an A2A message), an A2A message with text parts, plain text, other JSON, or
  * bytes that are not UTF-8. Nothing here trusts the content: JSON that does not parse, fields
  * of the wrong type and unknown members all fall back to showing what is there, through the
- * safe renderer (render.ts). Every line of submitted text is prefixed with `| ` (and a line
+ * safe renderer (mod.ts). Every line of submitted text is prefixed with `| ` (and a line
  * wrapped to fit the width continues with `: `), so content can never pass itself off as the
  * tool's own output.
  *
  * @module
  */
-import { decodeUtf8Strict, isJsonObject } from "../src/message/mod.ts";
-import { Findings, safeSegments, safeText, type Segment } from "./render.ts";
+import { decodeUtf8Strict, isJsonObject } from "../../src/message/mod.ts";
+import { Findings, safeSegments, safeText, type Segment } from "./mod.ts";
 
 /** The labelled fields of a beacon/0.1 message, as far as they are strings. */
 export interface MessageView {

@@ -2,27 +2,32 @@
  * `review show <id>`: one submission in full. The receipt fields first (what the Beacon
  * recorded), then the signature result, the review history, a warning line when anything was
  * escaped, and the content, every line of which is prefixed (`| `) or labelled, escaped and
- * wrapped by render.ts. The warning line is repeated after the content, where a long body
+ * wrapped by render/mod.ts. The warning line is repeated after the content, where a long body
  * ends.
  *
  * The digest is recomputed from the stored bytes and compared, and for a native structured
  * message the sender's signature is checked again, so a row changed after intake shows here
  * too (see also `verify`). The receipt signature the intake stored with the row is checked
- * against the published key (receipt_signature.ts); nothing is signed here.
+ * against the published key (data/receipt_signature.ts); nothing is signed here.
  *
  * @module
  */
-import { fromBase64url, sha256Digest } from "../src/signing/mod.ts";
-import { checkIdentity, checkMessage } from "../src/message/mod.ts";
-import { interpretContent, renderContent } from "./content.ts";
-import { databaseConfig, openForReading, type ReviewDatabase } from "./database.ts";
-import { resolveId } from "./ids.ts";
-import { CliError, type Context } from "./io.ts";
+import { fromBase64url, sha256Digest } from "../../src/signing/mod.ts";
+import { checkIdentity, checkMessage } from "../../src/message/mod.ts";
+import { interpretContent, renderContent } from "../render/content.ts";
+import { databaseConfig, openForReading, type ReviewDatabase } from "../data/database.ts";
+import { resolveId } from "../data/ids.ts";
+import { CliError, type Context } from "../io.ts";
 import { FILTER_OPTIONS, filtersFrom, type OptionValues, widthFrom } from "./options.ts";
-import { countSubmissions, findSubmission, queuePage, type SubmissionRow } from "./queries.ts";
-import { type ReviewEvent, reviewEvents } from "./events.ts";
-import { Findings, safeBlock } from "./render.ts";
-import { receiptSignatureReport } from "./receipt_signature.ts";
+import {
+  countSubmissions,
+  findSubmission,
+  queuePage,
+  type SubmissionRow,
+} from "../data/queries.ts";
+import { type ReviewEvent, reviewEvents } from "../data/events.ts";
+import { Findings, safeBlock } from "../render/mod.ts";
+import { receiptSignatureReport } from "../data/receipt_signature.ts";
 import { configuredKey, storedPublicKey } from "./verify.ts";
 
 /** The options of `show`: `--trust KEY`, the published key receipt signatures are checked against. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { npmCacheFolder, SERVE_CONFIG } from "../src/cli/permissions.ts";
+import { npmCacheFolder, SERVE_CONFIG } from "../../src/cli/permissions.ts";
 import { whenParentExits } from "./parent.ts";
 import { reviewPermissionFlags } from "./permissions.ts";
 

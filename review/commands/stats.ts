@@ -6,11 +6,11 @@
  * @module
  */
 import type { Client, InValue } from "@libsql/client";
-import { databaseConfig, openForReading } from "./database.ts";
-import type { Context } from "./io.ts";
+import { databaseConfig, openForReading } from "../data/database.ts";
+import type { Context } from "../io.ts";
 import { FILTER_OPTIONS, filtersFrom, integerOption, type OptionValues } from "./options.ts";
-import { statusExpression, whereClause } from "./queries.ts";
-import { safeJson, safeText } from "./render.ts";
+import { statusExpression, whereClause } from "../data/queries.ts";
+import { safeJson, safeText } from "../render/mod.ts";
 
 /** The options of `stats`. */
 export const STATS_OPTIONS = {

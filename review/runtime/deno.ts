@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { type Context, type ServeConsole, textOutput } from "./io.ts";
-import { main } from "./main.ts";
+import { type Context, type ServeConsole, textOutput } from "../io.ts";
+import { main } from "../main.ts";
 import { whenParentExits } from "./parent.ts";
 
 const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;

@@ -3,7 +3,7 @@
  * or `--out FILE`, as NDJSON (one JSON object per line, the exact data) or, with
  * `--format csv`, as CSV for a spreadsheet (RFC 4180, text rendered as `show` renders it).
  *
- * Streaming in constant memory: rows are read in keyset pages (queries.ts), with the review
+ * Streaming in constant memory: rows are read in keyset pages (data/queries.ts), with the review
  * events of each page in one query, and each page is written before the next is read. A
  * progress bar is drawn on stderr only when stderr is a terminal, so pipes and files get clean
  * output.
@@ -35,10 +35,10 @@
  * @module
  */
 import { type FileHandle, open } from "node:fs/promises";
-import { base64 } from "../src/signing/mod.ts";
-import { decodeUtf8Strict } from "../src/message/mod.ts";
-import { databaseConfig, openForReading, type ReviewDatabase } from "./database.ts";
-import { CliError, type Context, type Output, Progress, textOutput } from "./io.ts";
+import { base64 } from "../../src/signing/mod.ts";
+import { decodeUtf8Strict } from "../../src/message/mod.ts";
+import { databaseConfig, openForReading, type ReviewDatabase } from "../data/database.ts";
+import { CliError, type Context, type Output, Progress, textOutput } from "../io.ts";
 import { FILTER_OPTIONS, filtersFrom, type OptionValues } from "./options.ts";
 import {
   countSubmissions,
@@ -48,9 +48,9 @@ import {
   signerOf,
   submissionPages,
   type SubmissionRow,
-} from "./queries.ts";
-import { type ReviewEvent, reviewHistories } from "./events.ts";
-import { safeJson, safeText } from "./render.ts";
+} from "../data/queries.ts";
+import { type ReviewEvent, reviewHistories } from "../data/events.ts";
+import { safeJson, safeText } from "../render/mod.ts";
 import { historyLine } from "./show.ts";
 
 /** The options of `export`. */
@@ -123,7 +123,7 @@ const CSV_COLUMNS = [
  * @example
  * ```ts
  * import { csvCell } from "./export.ts";
- * import { assertStrictEquals } from "../tests/support/assert.ts";
+ * import { assertStrictEquals } from "../../tests/support/assert.ts";
  * assertStrictEquals(csvCell('=HYPERLINK("x")'), `"'=HYPERLINK(""x"")"`);
  * ```
  */

@@ -60,7 +60,7 @@ const args = process.argv.slice(2);
 const needs = reviewNeeds({ args, env: (name) => process.env[name], cwd: process.cwd() });
 // Node's permission model denies even a `stat` under a granted folder that does not exist, so
 // the tool could only say "Access to this API has been restricted". The launcher, which runs
-// unrestricted, says what Deno and Bun say (database.ts) before it starts the tool.
+// unrestricted, says what Deno and Bun say (data/database.ts) before it starts the tool.
 if (needs.databaseFile !== undefined && !existsSync(dirname(needs.databaseFile))) {
   process.stderr.write(`error: Cannot open the database: ${needs.databaseUrl} does not exist\n`);
   process.exit(1);

@@ -3,16 +3,16 @@
 //
 // - On Node, it builds the npm package when its sources changed (scripts/build_package.mjs,
 //   quiet otherwise) and runs the built launcher, which starts the tool under Node's permission
-//   model (review/launch_node.ts).
+//   model (review/runtime/launch_node.ts).
 // - On Bun, which runs TypeScript and has no permission model, it runs the sources' Node entry
-//   (review/node.ts) in this process. `bun run review` uses Bun only where no `node` is on the
-//   PATH; `bun run --bun review` chooses Bun everywhere.
+//   (review/runtime/node.ts) in this process. `bun run review` uses Bun only where no `node` is
+//   on the PATH; `bun run --bun review` chooses Bun everywhere.
 import process from "node:process";
 
 if (process.versions.bun !== undefined) {
   await import("./node.ts");
 } else {
-  const { buildPackage } = await import("../scripts/build_package.mjs");
+  const { buildPackage } = await import("../../scripts/build_package.mjs");
   buildPackage({ quiet: true });
-  await import("../dist/beacon-review.mjs");
+  await import("../../dist/beacon-review.mjs");
 }

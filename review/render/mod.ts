@@ -52,10 +52,10 @@
  * @module
  */
 
-export { type FindingKind, Findings } from "./render/findings.ts";
-export { classify, escapeCodePoint } from "./render/classify.ts";
-export { codePointWidth, displayWidth } from "./render/width.ts";
-export type { NewlineMode, RenderOptions } from "./render/tokens.ts";
+export { type FindingKind, Findings } from "./findings.ts";
+export { classify, escapeCodePoint } from "./classify.ts";
+export { codePointWidth, displayWidth } from "./width.ts";
+export type { NewlineMode, RenderOptions } from "./tokens.ts";
 export {
   type BlockOptions,
   safeBlock,
@@ -63,5 +63,5 @@ export {
   safeSegments,
   safeText,
   type Segment,
-} from "./render/layout.ts";
-export { isSafeOutput, safeJson, sanitizeOutput } from "./render/json_output.ts";
+} from "./layout.ts";
+export { isSafeOutput, safeJson, sanitizeOutput } from "./json_output.ts";

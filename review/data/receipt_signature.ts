@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { fromBase64url, type SignedReceiptFields, verifyReceipt } from "../src/signing/mod.ts";
-import { keyFingerprint } from "../src/message/mod.ts";
+import { fromBase64url, type SignedReceiptFields, verifyReceipt } from "../../src/signing/mod.ts";
+import { keyFingerprint } from "../../src/message/mod.ts";
 import type { SubmissionRow } from "./queries.ts";
 
 /** The verdict on a row's stored receipt signature. */

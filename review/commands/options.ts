@@ -5,8 +5,8 @@
  * @module
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { CliError } from "./io.ts";
-import { type Filters, REVIEW_STATUSES, type ReviewStatus } from "./queries.ts";
+import { CliError } from "../io.ts";
+import { type Filters, REVIEW_STATUSES, type ReviewStatus } from "../data/queries.ts";
 
 /** Options every command accepts. */
 export const COMMON_OPTIONS = {

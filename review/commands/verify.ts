@@ -2,7 +2,7 @@
  * `review verify`: integrity of the whole store, then, when the holder of the signing key runs
  * it, a new signed checkpoint.
  *
- * 1. Every submission, in `seq` order (keyset pages, queries.ts): the SHA-256 digest of the
+ * 1. Every submission, in `seq` order (keyset pages, data/queries.ts): the SHA-256 digest of the
  *    stored bytes is recomputed and compared with the stored `digest`, the stored `size` with
  *    the byte count, and `seq` must have no gaps (SQLite gives a new row the largest rowid plus
  *    one, so a gap means rows were deleted). A redacted row (a redaction record, and zero
@@ -44,21 +44,21 @@ import {
   submissionLeafData,
   verifyCheckpoint,
   verifyRedaction,
-} from "../src/signing/mod.ts";
-import { INTAKE_SIGNATURES_FROM } from "../src/store/mod.ts";
-import { appendCheckpoint } from "./appends.ts";
-import { signedFieldsOf } from "./receipt_signature.ts";
+} from "../../src/signing/mod.ts";
+import { INTAKE_SIGNATURES_FROM } from "../../src/store/mod.ts";
+import { appendCheckpoint } from "../data/appends.ts";
+import { signedFieldsOf } from "../data/receipt_signature.ts";
 import {
   databaseConfig,
   openForAppending,
   openForReading,
   type ReviewDatabase,
-} from "./database.ts";
-import { CliError, type Context } from "./io.ts";
+} from "../data/database.ts";
+import { CliError, type Context } from "../io.ts";
 import { type OptionValues, widthFrom } from "./options.ts";
-import { type CheckpointRow, checkpoints } from "./events.ts";
-import { type Redaction, submissionPages, type SubmissionRow } from "./queries.ts";
-import { Findings, safeBlock, safeText } from "./render.ts";
+import { type CheckpointRow, checkpoints } from "../data/events.ts";
+import { type Redaction, submissionPages, type SubmissionRow } from "../data/queries.ts";
+import { Findings, safeBlock, safeText } from "../render/mod.ts";
 
 /** The options of `verify`. */
 export const VERIFY_OPTIONS = {

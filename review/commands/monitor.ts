@@ -25,10 +25,15 @@
  * @module
  */
 import { readFile, rename, writeFile } from "node:fs/promises";
-import { fromBase64url, fromHex, verifyCheckpoint, verifyConsistency } from "../src/signing/mod.ts";
-import { CliError, type Context } from "./io.ts";
+import {
+  fromBase64url,
+  fromHex,
+  verifyCheckpoint,
+  verifyConsistency,
+} from "../../src/signing/mod.ts";
+import { CliError, type Context } from "../io.ts";
 import { integerOption, type OptionValues } from "./options.ts";
-import { safeText } from "./render.ts";
+import { safeText } from "../render/mod.ts";
 
 /** The options of `monitor`. */
 export const MONITOR_OPTIONS = {

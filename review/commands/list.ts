@@ -10,14 +10,14 @@
  * name and intent instead of type and size (`--columns sender,intent`), and the subject or first
  * words. Every line is cut to the width
  * (80 columns when the output is not a terminal), never wrapped, and the header is repeated
- * every `--page N` lines (default 20). Everything from the submission is rendered by render.ts.
+ * every `--page N` lines (default 20). Everything from the submission is rendered by render/mod.ts.
  *
  * @module
  */
-import { interpretContent, type MessageView, previewOf, renderContent } from "./content.ts";
-import { databaseConfig, openForReading } from "./database.ts";
-import { resolveId } from "./ids.ts";
-import { CliError, type Context } from "./io.ts";
+import { interpretContent, type MessageView, previewOf, renderContent } from "../render/content.ts";
+import { databaseConfig, openForReading } from "../data/database.ts";
+import { resolveId } from "../data/ids.ts";
+import { CliError, type Context } from "../io.ts";
 import {
   FILTER_OPTIONS,
   filtersFrom,
@@ -31,9 +31,16 @@ import {
   signerOf,
   submissionPage,
   type SubmissionRow,
-} from "./queries.ts";
-import { displayWidth, Findings, safeBlock, safeExcerpt, safeJson, safeText } from "./render.ts";
-import { readingSearchCondition } from "./search.ts";
+} from "../data/queries.ts";
+import {
+  displayWidth,
+  Findings,
+  safeBlock,
+  safeExcerpt,
+  safeJson,
+  safeText,
+} from "../render/mod.ts";
+import { readingSearchCondition } from "../search/search.ts";
 
 /** The options of `list`. */
 export const LIST_OPTIONS = {
@@ -46,7 +53,7 @@ export const LIST_OPTIONS = {
   json: { type: "boolean" },
 } as const;
 
-/** Characters of the receipt id shown: 8 of time and 4 random (24 bits), see ids.ts. */
+/** Characters of the receipt id shown: 8 of time and 4 random (24 bits), see data/ids.ts. */
 export const SHORT_ID = 12;
 
 /**

@@ -12,9 +12,9 @@
  */
 import { createServer } from "node:http";
 import process from "node:process";
-import { toNodeListener } from "../src/adapter/node/node.ts";
-import { type ByteWriter, type Context, type ServeConsole, textOutput } from "./io.ts";
-import { main } from "./main.ts";
+import { toNodeListener } from "../../src/adapter/node/node.ts";
+import { type ByteWriter, type Context, type ServeConsole, textOutput } from "../io.ts";
+import { main } from "../main.ts";
 import { whenParentExits } from "./parent.ts";
 import { programName } from "./program.ts";
 
@@ -81,5 +81,6 @@ export function nodeContext(): Context {
   };
 }
 
-// This file is an entry (`dist/review.mjs`, `bun review/node.ts`): importing it runs the tool.
+// This file is an entry (`dist/review.mjs`, `bun review/runtime/node.ts`): importing it runs the
+// tool.
 process.exit(await main(process.argv.slice(2), nodeContext()));

@@ -8,7 +8,11 @@
 import type { Client } from "@libsql/client";
 import type { Schema } from "./database.ts";
 import { nullableString, query, type ReviewStatus } from "./queries.ts";
-import { CHECKPOINT_COLUMNS, checkpointFromRow, type CheckpointRow } from "../src/signing/mod.ts";
+import {
+  CHECKPOINT_COLUMNS,
+  checkpointFromRow,
+  type CheckpointRow,
+} from "../../src/signing/mod.ts";
 
 export type { CheckpointRow };
 

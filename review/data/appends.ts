@@ -8,7 +8,7 @@
  * @module
  */
 import type { Client } from "@libsql/client";
-import type { CheckpointFields, RedactionFields } from "../src/signing/mod.ts";
+import type { CheckpointFields, RedactionFields } from "../../src/signing/mod.ts";
 import type { ReviewStatus } from "./queries.ts";
 
 /** Longest note, in UTF-16 code units. */

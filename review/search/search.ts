@@ -5,19 +5,19 @@
  *
  * The index is an SQLite FTS5 table (https://sqlite.org/fts5.html) where the database has the
  * module (the embedded libSQL and sqld both do). It holds each submission's text in its folded
- * form (review/fold.ts: invisible characters removed, NFKC, lower case, the UTS #39
+ * form (review/search/fold.ts: invisible characters removed, NFKC, lower case, the UTS #39
  * skeleton), and a query is folded the same way, so look-alike spellings match. A query is one
  * phrase, so nothing a reviewer types is FTS5 syntax, except a final `*`, which makes the phrase's
  * last word a prefix (fts5.html §3.3). An index built with an older fold is rebuilt. Where FTS5 is missing, search falls back to a case-insensitive substring match
  * over the content (`instr`, like `LIKE` without its wildcards), which scans every row; the
- * console says which one it uses. A redaction removes the row from the index (appends.ts).
+ * console says which one it uses. A redaction removes the row from the index (data/appends.ts).
  *
  * @module
  */
 import type { Client, InValue } from "@libsql/client";
-import { decodeUtf8Strict } from "../src/message/mod.ts";
+import { decodeUtf8Strict } from "../../src/message/mod.ts";
 import { fold, FOLD_VERSION } from "./fold.ts";
-import { PAGE_SIZE } from "./queries.ts";
+import { PAGE_SIZE } from "../data/queries.ts";
 
 /** How searching works on this database. */
 export type SearchMode = "fts5" | "substring";

@@ -6,9 +6,9 @@
  * @module
  */
 import type { Client } from "@libsql/client";
-import { CliError } from "./io.ts";
+import { CliError } from "../io.ts";
 import { idsWithPrefix } from "./queries.ts";
-import { safeText } from "./render.ts";
+import { safeText } from "../render/mod.ts";
 
 /** Shortest prefix accepted. */
 export const MIN_PREFIX = 4;

@@ -19,10 +19,10 @@ import {
   migrate,
   missingIndexProblem,
   openClient,
-} from "../src/store/mod.ts";
+} from "../../src/store/mod.ts";
 import type { Client } from "@libsql/client";
 import { stat } from "node:fs/promises";
-import { CliError } from "./io.ts";
+import { CliError } from "../io.ts";
 
 /** Which optional tables exist (an older database may lack them). */
 export interface Schema {

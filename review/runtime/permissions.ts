@@ -26,8 +26,8 @@
  * @module
  */
 import { posix } from "node:path";
-import { DEPENDENCY_VARIABLES, SYS_FACTS } from "../src/cli/permissions.ts";
-import { DEFAULT_DATABASE_URL, embeddedFilePath } from "../src/store/mod.ts";
+import { DEPENDENCY_VARIABLES, SYS_FACTS } from "../../src/cli/permissions.ts";
+import { DEFAULT_DATABASE_URL, embeddedFilePath } from "../../src/store/mod.ts";
 
 /** Every environment variable the review tool reads. */
 export const REVIEW_VARIABLES = [
@@ -37,8 +37,11 @@ export const REVIEW_VARIABLES = [
   "BEACON_REVIEWER",
 ];
 
-/** The folder of the review tool's own files (the console's static files are read at start). */
-const REVIEW_FOLDER = new URL(".", import.meta.url).pathname.replace(/\/$/, "");
+/**
+ * The review package's folder, the one above this file's (the console's static files, read at
+ * start, are in `console/static/`).
+ */
+const REVIEW_FOLDER = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
 /** What the needs are computed from: the command line as the tool will read it. */
 export interface RunFacts {
@@ -145,7 +148,7 @@ export function reviewNeeds(facts: RunFacts): ReviewNeeds {
   let databaseFileOpened: string | undefined;
   if (command === "monitor") {
     // A monitor opens no database: it reads the Beacon's published head over HTTP and keeps
-    // what it saw in its state file (monitor.ts), written whole to FILE.new, then renamed.
+    // what it saw in its state file (commands/monitor.ts), written whole to FILE.new, then renamed.
     const state = option(args, "state");
     if (state !== undefined && state !== "") {
       const file = absolute(state, cwd);
@@ -159,7 +162,7 @@ export function reviewNeeds(facts: RunFacts): ReviewNeeds {
       const port = beacon.port !== "" ? beacon.port : beacon.protocol === "https:" ? "443" : "80";
       net.push(`${beacon.hostname}:${port}`);
     } catch {
-      // monitor.ts reports the missing or bad URL; it gets no network for it.
+      // commands/monitor.ts reports the missing or bad URL; it gets no network for it.
     }
     return { read, write, net, nativeDriver, databaseUrl: url };
   }
@@ -180,8 +183,8 @@ export function reviewNeeds(facts: RunFacts): ReviewNeeds {
     }
   }
   if (command === "export") {
-    // An empty --out names no file: export.ts refuses it as a usage error, and it must never be
-    // read as the working folder.
+    // An empty --out names no file: commands/export.ts refuses it as a usage error, and it must
+    // never be read as the working folder.
     const out = option(args, "out");
     if (out !== undefined && out !== "") write.push(absolute(out, cwd));
   }
@@ -203,7 +206,7 @@ export function reviewNeeds(facts: RunFacts): ReviewNeeds {
  * @example
  * ```ts
  * import { reviewPermissionFlags } from "./permissions.ts";
- * import { assert } from "../tests/support/assert.ts";
+ * import { assert } from "../../tests/support/assert.ts";
  * const flags = reviewPermissionFlags({
  *   args: ["list"], env: () => undefined, npmCache: "/cache", cwd: "/srv/beacon",
  * });

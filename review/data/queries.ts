@@ -3,7 +3,7 @@
  * `checkpoints` tables: the one column list, row mapper and keyset pager of the review side.
  * Every value reaches SQL as a bound parameter; only fixed SQL text is concatenated. Review
  * events and checkpoints are read in events.ts, the writes are in appends.ts, the full-text
- * index in search.ts.
+ * index in search/search.ts.
  *
  * The status of a submission is its latest review event that sets one (highest `seq`), or none
  * ("new"): events are appended, never updated (design principle 3), and an event with the status
@@ -19,7 +19,7 @@ import {
   storedSignatureOf,
   type SubmissionKind,
   type Surface,
-} from "../src/store/mod.ts";
+} from "../../src/store/mod.ts";
 import type { Schema } from "./database.ts";
 
 /** A reviewer's decision about a submission; `new` sets it back to unreviewed. */
@@ -61,7 +61,7 @@ export interface Filters {
   readonly source?: string;
   /** Only signed (true) or unsigned (false) submissions. */
   readonly signed?: boolean;
-  /** Seqs of submissions matching a full-text search (search.ts), when searching. */
+  /** Seqs of submissions matching a full-text search (search/search.ts), when searching. */
   readonly searchSql?: { readonly sql: string; readonly args: readonly InValue[] };
 }
 

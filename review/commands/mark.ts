@@ -10,14 +10,14 @@
  *
  * @module
  */
-import { appendEvent, MAX_NOTE, MAX_REVIEWER } from "./appends.ts";
-import { databaseConfig, openForAppending } from "./database.ts";
-import { eventNumber, reviewEvents } from "./events.ts";
-import { resolveIds } from "./ids.ts";
-import { CliError, type Context } from "./io.ts";
+import { appendEvent, MAX_NOTE, MAX_REVIEWER } from "../data/appends.ts";
+import { databaseConfig, openForAppending } from "../data/database.ts";
+import { eventNumber, reviewEvents } from "../data/events.ts";
+import { resolveIds } from "../data/ids.ts";
+import { CliError, type Context } from "../io.ts";
 import { integerOption, type OptionValues, statusOption } from "./options.ts";
-import { REVIEW_STATUSES, type ReviewStatus } from "./queries.ts";
-import { safeText } from "./render.ts";
+import { REVIEW_STATUSES, type ReviewStatus } from "../data/queries.ts";
+import { safeText } from "../render/mod.ts";
 
 export { MAX_NOTE, MAX_REVIEWER };
 

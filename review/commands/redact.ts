@@ -4,22 +4,23 @@
  * the Beacon's key can: it needs `BEACON_SIGNING_KEY`, and refuses in one line without it. It
  * appends a redaction record (which row, who, when, why) signed with that key
  * (src/signing/redaction.ts) and sets only the content bytes to empty, in one transaction, then
- * erases the leftovers (FTS5 merge, `secure_delete`, WAL checkpoint: appends.ts); the row, its digest, its size and its place in the Merkle tree stay, so
- * `verify` still passes (and lists the item as redacted) and the sender's receipt still
- * verifies. The database enforces it (store/migrations.ts, version 5): content can be removed
- * only for an id with a redaction record, nothing else about a row can change, and redaction
- * records are append-only. The server's answers about the id do not change.
+ * erases the leftovers (FTS5 merge, `secure_delete`, WAL checkpoint: data/appends.ts); the row,
+ * its digest, its size and its place in the Merkle tree stay, so `verify` still passes (and
+ * lists the item as redacted) and the sender's receipt still verifies. The database enforces it
+ * (store/migrations.ts, version 5): content can be removed only for an id with a redaction
+ * record, nothing else about a row can change, and redaction records are append-only. The
+ * server's answers about the id do not change.
  *
  * @module
  */
-import { signRedaction } from "../src/signing/mod.ts";
-import { fileHolds, MAX_REASON, MAX_REVIEWER, redact } from "./appends.ts";
-import { databaseConfig, openForAppending } from "./database.ts";
-import { resolveId } from "./ids.ts";
-import { embeddedFilePath, isEmbedded } from "../src/store/mod.ts";
-import { CliError, type Context } from "./io.ts";
+import { signRedaction } from "../../src/signing/mod.ts";
+import { fileHolds, MAX_REASON, MAX_REVIEWER, redact } from "../data/appends.ts";
+import { databaseConfig, openForAppending } from "../data/database.ts";
+import { resolveId } from "../data/ids.ts";
+import { embeddedFilePath, isEmbedded } from "../../src/store/mod.ts";
+import { CliError, type Context } from "../io.ts";
 import type { OptionValues } from "./options.ts";
-import { safeText } from "./render.ts";
+import { safeText } from "../render/mod.ts";
 import { configuredKey } from "./verify.ts";
 
 /** Shorter contents are not looked for in the file: a few bytes match by chance. */
