@@ -21,7 +21,12 @@ import { chooseLimiter, type SharedLimiterParts } from "./limits/select.ts";
 import { discoveryDocument } from "./native/discovery.ts";
 import { originDocuments } from "./documents.ts";
 import { SubmissionStore } from "./store/store.ts";
-import { loadSigningKey, type SigningKey, signReceipts } from "./signing/mod.ts";
+import {
+  loadSigningKey,
+  type SignedReceiptFields,
+  type SigningKey,
+  signReceipts,
+} from "./signing/mod.ts";
 import { createDoor } from "./middleware/door.ts";
 import type { FileGuard, IdentityStamp } from "./store/file_guard.ts";
 import { guardFile } from "./store/database_guard.ts";
@@ -167,6 +172,10 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         sourceHasher,
         idempotencyWindowMs: options.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS,
         signReceipts: (receipts) => signReceipts(signingKey, receipts),
+        // Only while heads are signed: the signer consumes what it is told.
+        ...(interval === "off" ? {} : {
+          onStored: (receipt: SignedReceiptFields) => treeHeadSigner.acknowledged(receipt),
+        }),
       });
       const shared = options.rateLimitStore === "database"
         ? (prefix: string): SharedLimiterParts => ({

@@ -59,6 +59,7 @@ import {
   verifyCheckpoint,
 } from "./signing/checkpoint.ts";
 import type { SigningKey } from "./signing/key.ts";
+import type { SignedReceiptFields } from "./signing/receipt.ts";
 import { consistencyProof, IntakeSignatures, intakeSignaturesFrom } from "./signing/log_audit.ts";
 import { leafHash, MERKLE_CHUNK, MerkleLog, submissionLeafData } from "./signing/merkle.ts";
 import {
@@ -137,6 +138,12 @@ export interface ConsistencyProof {
   readonly asOf: string;
 }
 
+/**
+ * Most receipts remembered as acknowledged by this process and not yet covered
+ * ({@linkcode TreeHeadSigner.acknowledged}); past it, rows are checked by their stored signature.
+ */
+const ACKNOWLEDGED_LIMIT = 65_536;
+
 /** How many of the largest heads `latest()` looks at for one that verifies. */
 const LATEST_CANDIDATES = 16;
 
@@ -167,6 +174,8 @@ export class TreeHeadSigner {
   #intakeFrom: number | undefined;
   /** The row the last signing stopped before, reported once. */
   #withheld = 0;
+  /** Receipts this process committed and has not covered yet, by id (`acknowledged`). */
+  readonly #acknowledged = new Map<string, SignedReceiptFields>();
   /** Roots recorded in checkpoints for sizes the tree has not reached yet. */
   readonly #expected = new Map<number, Set<string>>();
   /** The last checkpoint `seq` read, so each is read once. */
@@ -181,6 +190,17 @@ export class TreeHeadSigner {
   constructor(options: TreeHeadSignerOptions) {
     this.#options = options;
     this.#intake = new IntakeSignatures([options.key.publicKey]);
+  }
+
+  /**
+   * Records that this process committed a row with these receipt members (the intake calls it
+   * after each commit). Covering such a row needs no check of its stored signature: the row must
+   * only still hold exactly these members, a comparison of five values instead of hashing the
+   * receipt and its batch. Rows of other instances, or from before this start, are checked by
+   * their signature.
+   */
+  acknowledged(receipt: SignedReceiptFields): void {
+    if (this.#acknowledged.size < ACKNOWLEDGED_LIMIT) this.#acknowledged.set(receipt.id, receipt);
   }
 
   /** Why this signer stopped signing, once it found the store inconsistent. */
@@ -386,8 +406,25 @@ export class TreeHeadSigner {
       // costs one root. Rows a head of this key already covers were vouched for when it was
       // signed.
       const from = Math.max(this.#signedSize + 1, this.#intakeFrom!);
-      const checked = rows.filter((row) => Number(row.seq) >= from);
-      const verdicts = await this.#intake.verifiesAll(checked.map((row) => ({
+      const acknowledged = new Map<Record<string, unknown>, boolean>();
+      const unknown: Record<string, unknown>[] = [];
+      for (const row of rows) {
+        if (Number(row.seq) < from) {
+          this.#acknowledged.delete(String(row.id)); // covered already (another instance's head)
+          continue;
+        }
+        const known = this.#acknowledged.get(String(row.id));
+        if (known === undefined) unknown.push(row);
+        else {
+          this.#acknowledged.delete(known.id);
+          acknowledged.set(
+            row,
+            known.receivedAt === row.received_at && known.digest === row.digest &&
+              known.kind === row.kind && known.size === Number(row.size),
+          );
+        }
+      }
+      const verdicts = await this.#intake.verifiesAll(unknown.map((row) => ({
         fields: {
           id: String(row.id),
           receivedAt: String(row.received_at),
@@ -397,7 +434,7 @@ export class TreeHeadSigner {
         },
         stored: storedSignatureOf(row),
       })));
-      const acknowledged = new Map(checked.map((row, i) => [row, verdicts[i]]));
+      unknown.forEach((row, i) => acknowledged.set(row, verdicts[i]));
       for (const row of rows) {
         const seq = Number(row.seq);
         if (seq !== this.#tree.size + 1) {

@@ -21,7 +21,7 @@ import type {
   SubmissionSummary,
   Surface,
 } from "../store/store.ts";
-import type { ReceiptBatchProof } from "../signing/receipt.ts";
+import type { ReceiptBatchProof, SignedReceiptFields } from "../signing/receipt.ts";
 import { sha256Digest } from "../bytes.ts";
 import { isReceiptId, newContextId, newReceiptId } from "../ids.ts";
 import type { IdentityCheck } from "../message/identity.ts";
@@ -102,6 +102,12 @@ export interface IntakeOptions {
    * commit and stores every signature with its row ({@linkcode SubmissionStore.signReceiptsWith}).
    */
   readonly signReceipts?: ReceiptSigner;
+  /**
+   * Told the signed members of each receipt once its row is committed (a new row, not a replay):
+   * the tree-head signer then knows this row was acknowledged without re-checking its stored
+   * signature (src/tree_heads.ts).
+   */
+  readonly onStored?: (receipt: SignedReceiptFields) => void;
 }
 
 /** The receipt facts of a submission: what was committed (a new row) or found (a lookup). */
@@ -292,12 +298,11 @@ export class Intake {
     };
     // Signed in the commit, with the receipts committed together, and stored with the row: the
     // receipt is released only after that commit, and it carries exactly the stored signature.
-    return this.#options.store.append(row, keySince).then((appended) =>
-      appended === false ? undefined : {
-        receipt: receiptOf(row, row.content.byteLength, appended.signature),
-        contextId: row.contextId,
-        replayed: false,
-      }
-    );
+    return this.#options.store.append(row, keySince).then((appended) => {
+      if (appended === false) return undefined;
+      const receipt = receiptOf(row, row.content.byteLength, appended.signature);
+      this.#options.onStored?.(receipt);
+      return { receipt, contextId: row.contextId, replayed: false };
+    });
   }
 }

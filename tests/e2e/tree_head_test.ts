@@ -848,3 +848,32 @@ Deno.test("consistency proofs: every pair of heads a monitor saw verifies over H
     await Deno.remove(database.directory, { recursive: true });
   }
 });
+
+Deno.test("a row this process acknowledged and a writer then changed is not covered: the comparison with what was committed holds it back", async () => {
+  const database = await tempDatabase();
+  const seed = encodeSeed(crypto.getRandomValues(new Uint8Array(32)));
+  const errors: string[] = [];
+  // Heads only at the start (the empty tree) and at close: the change lands between the two.
+  const beacon = createBeacon({
+    database: { url: database.url },
+    rateLimit: "off",
+    signingKey: seed,
+    checkpointIntervalMs: 3_600_000,
+    onError: (error) => errors.push((error as Error).name),
+  });
+  try {
+    await beacon.ready();
+    for (const body of ["one", "two", "three"]) await submitInProcess(beacon, body);
+    await query(database.url, "DROP TRIGGER submissions_only_redaction");
+    await query(
+      database.url,
+      "UPDATE submissions SET received_at = ? WHERE seq = 2",
+      "2020-01-01T00:00:00.000Z",
+    );
+    await beacon.close();
+    assertEquals(errors, ["TreeHeadWithheld"]);
+    assertEquals(await checkpointSizes(database.url), [0, 1], "the head stops before row 2");
+  } finally {
+    await Deno.remove(database.directory, { recursive: true });
+  }
+});
