@@ -166,7 +166,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       });
       const shared = options.rateLimitStore === "database"
         ? (prefix: string): SharedLimiterParts => ({
-          statements: store.statements,
+          statements: database.statements,
           keyOf: (source) => Promise.resolve(prefix + sourceHasher.hash(source)),
         })
         : undefined;
