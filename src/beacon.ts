@@ -20,7 +20,8 @@ import {
 import { chooseLimiter, type SharedLimiterParts } from "./limits/select.ts";
 import { discoveryDocument } from "./native/discovery.ts";
 import { originDocuments } from "./documents.ts";
-import { Database, type ReceiptSigner, SubmissionStore } from "./store/store.ts";
+import { Database } from "./store/database.ts";
+import { type ReceiptSigner, SubmissionStore } from "./store/store.ts";
 import { loadSigningKey, type SigningKey, signReceipts } from "./signing/mod.ts";
 import { createDoor } from "./middleware/door.ts";
 import { type FileGuard, guardFile, type IdentityStamp } from "./store/file_guard.ts";

@@ -46,7 +46,6 @@ export type {
 } from "./rows.ts";
 
 export { DEFAULT_DATABASE_TIMEOUT_MS } from "../defaults.ts";
-export { Database } from "./database.ts";
 
 /**
  * Signs the receipts of rows committed together (`signReceipts` in src/signing/receipt.ts): one
@@ -118,6 +117,9 @@ export class SubmissionStore {
   ): Promise<SubmissionStore> {
     return new SubmissionStore(await Database.open(config, now), options);
   }
+
+  // The database's client, statements and secrets, for callers that hold only the store (the
+  // tree heads and the shared rate limiter take `statements`; the key loader takes `secret`).
 
   /** The general-purpose client (`Database.client`). */
   get client(): Client {

@@ -9,7 +9,8 @@ import { startSqld } from "../support/sqld.ts";
 import { newSubmission } from "../support/rows.ts";
 import { signingKeyFromSeed, signReceipts } from "../../src/signing/mod.ts";
 import type { DatabaseConfig } from "../../src/store/client.ts";
-import { Database, type ReceiptSigner, SubmissionStore } from "../../src/store/store.ts";
+import { Database } from "../../src/store/database.ts";
+import { type ReceiptSigner, SubmissionStore } from "../../src/store/store.ts";
 
 /** Three concurrent appends and what the store reports and keeps of them. */
 async function appendThree(store: SubmissionStore, label: string): Promise<void> {
