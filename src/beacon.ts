@@ -20,7 +20,8 @@ import {
 import { chooseLimiter, type SharedLimiterParts } from "./limits/select.ts";
 import { discoveryDocument } from "./native/discovery.ts";
 import { originDocuments } from "./documents.ts";
-import { SubmissionStore } from "./store/store.ts";
+import { Database } from "./store/database.ts";
+import { type ReceiptSigner, SubmissionStore } from "./store/store.ts";
 import {
   loadSigningKey,
   type SignedReceiptFields,
@@ -28,8 +29,7 @@ import {
   signReceipts,
 } from "./signing/mod.ts";
 import { createDoor } from "./middleware/door.ts";
-import type { FileGuard, IdentityStamp } from "./store/file_guard.ts";
-import { guardFile } from "./store/database_guard.ts";
+import { type FileGuard, guardFile, type IdentityStamp } from "./store/file_guard.ts";
 import { scheduleTreeHeads, type TreeHeadSchedule, TreeHeadSigner } from "./tree_heads.ts";
 import type { Beacon, BeaconOptions, ConnectionInfo, StartFacts } from "./types.ts";
 
@@ -131,32 +131,29 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   let handler: ReturnType<typeof buildHandler> | undefined;
   const open = () => {
     opening ??= (async () => {
-      const store = await SubmissionStore.open(
-        options.database ?? { url: DEFAULT_DATABASE_URL },
-        now,
-      );
+      // The database first, then the secrets from it, then the store with its receipt signer:
+      // the signing key is one of the database's secrets (src/store/database.ts).
+      const database = await Database.open(options.database ?? { url: DEFAULT_DATABASE_URL }, now);
       let sourceHasher: SourceHasher;
       let signingKey: Awaited<ReturnType<typeof loadSigningKey>>;
       let identity: IdentityStamp | undefined;
       try {
         const salt = options.sourceSalt ??
-          (await store.secret("source-salt", () => randomBytes(32), now)).value;
+          (await database.secret("source-salt", () => randomBytes(32), now)).value;
         sourceHasher = new SourceHasher(salt);
-        signingKey = await loadSigningKey(store, now, options.signingKey);
-        identity = await store.stampIdentity(randomBytes, now);
+        signingKey = await loadSigningKey(database, now, options.signingKey);
+        identity = await database.stampIdentity(randomBytes, now);
       } catch (error) {
-        await store.close(); // a half-opened Beacon must not keep the database open
+        await database.close(); // a half-opened Beacon must not keep the database open
         throw error;
       }
-      guard = await guardFile(
-        options.database ?? { url: DEFAULT_DATABASE_URL },
-        options.onError,
-        identity,
-      );
+      const signer: ReceiptSigner = (receipts) => signReceipts(signingKey, receipts);
+      const store = new SubmissionStore(database, { signReceipts: signer });
+      guard = await guardFile(database.connection.file, options.onError, identity);
       storeRef = store;
       cardKey = signingKey;
       const treeHeadSigner = new TreeHeadSigner({
-        statements: store.statements,
+        statements: database.statements,
         key: signingKey,
         now,
         onIgnored: options.onError,
@@ -171,7 +168,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         randomBytes,
         sourceHasher,
         idempotencyWindowMs: options.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS,
-        signReceipts: (receipts) => signReceipts(signingKey, receipts),
+        signReceipts: signer,
         // Only while heads are signed: the signer consumes what it is told.
         ...(interval === "off" ? {} : {
           onStored: (receipt: SignedReceiptFields) => treeHeadSigner.acknowledged(receipt),
@@ -179,7 +176,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       });
       const shared = options.rateLimitStore === "database"
         ? (prefix: string): SharedLimiterParts => ({
-          statements: store.statements,
+          statements: database.statements,
           keyOf: (source) => Promise.resolve(prefix + sourceHasher.hash(source)),
         })
         : undefined;
@@ -201,8 +198,8 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         onError: options.onError,
       });
       const facts: StartFacts = {
-        databaseCreated: store.created,
-        schema: store.schema,
+        databaseCreated: database.created,
+        schema: database.schema,
         signingKeyGenerated: signingKey.generated === true,
       };
       handler = handle;

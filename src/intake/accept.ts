@@ -97,9 +97,8 @@ export interface IntakeOptions {
   /** How long an idempotency key is remembered, in milliseconds. */
   readonly idempotencyWindowMs: number;
   /**
-   * Signs receipts committed together (one signature for the batch, `signReceipts` in
-   * src/signing/receipt.ts); receipts are unsigned without it. The store calls it inside each
-   * commit and stores every signature with its row ({@linkcode SubmissionStore.signReceiptsWith}).
+   * Signs a replayed receipt whose row was stored without a signature (the same signer the store
+   * was opened with, `StoreOptions.signReceipts`, which signs every receipt it commits).
    */
   readonly signReceipts?: ReceiptSigner;
   /**
@@ -168,13 +167,11 @@ export class Intake {
   >();
 
   /**
-   * Creates the intake over a store. With `signReceipts`, the store signs each batch of receipts
-   * inside the commit that stores it (an Ed25519 signature costs as much as the rest of a
-   * submission's work, so a batch shares one) and stores each signature with its row.
+   * Creates the intake over a store. The store signs each batch of receipts inside the commit
+   * that stores it, with the signer it was opened with.
    */
   constructor(options: IntakeOptions) {
     this.#options = options;
-    if (options.signReceipts !== undefined) options.store.signReceiptsWith(options.signReceipts);
   }
 
   /** Kept for callers that close the Beacon: the intake holds nothing of its own to stop. */

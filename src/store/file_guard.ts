@@ -33,6 +33,10 @@
  * next check (at most `intervalMs`) may be lost. And an in-place copy of the database taken after
  * this start holds the token too; only the inode and presence checks see such a copy.
  *
+ * One home for the idea: the guard itself ({@linkcode guardDatabaseFile}), the check a second
+ * process makes before it opens the file ({@linkcode missingIndexProblem}), and the guard as the
+ * Beacon runs it ({@linkcode guardFile}: on the connection's file, reporting through `onError`).
+ *
  * @module
  */
 import { unref } from "../timers.ts";
@@ -255,4 +259,44 @@ export async function guardDatabaseFile(
       await pending;
     },
   };
+}
+
+/** Why the Beacon stopped acknowledging, as the error name its `onError` hook receives. */
+const FILE_CHANGE_ERRORS: Readonly<Record<FileChange, string>> = {
+  database_removed: "DatabaseFileRemoved",
+  database_replaced: "DatabaseFileReplaced",
+  database_overwritten: "DatabaseFileOverwritten",
+  wal_removed: "DatabaseWalRemoved",
+  wal_replaced: "DatabaseWalReplaced",
+  shm_removed: "DatabaseShmRemoved",
+  shm_replaced: "DatabaseShmReplaced",
+};
+
+/**
+ * The guard as the Beacon runs it, on the file its database connection opened (`file`:
+ * `Connection.file`, undefined for remote and in-memory databases, which have none to guard):
+ * it reports the change once, through `onError`, with an error whose name says what happened
+ * (the message is fixed text). A file it may not stat is run unguarded, and reported.
+ */
+export async function guardFile(
+  file: string | undefined,
+  onError: ((error: unknown) => void) | undefined,
+  identity: IdentityStamp | undefined,
+): Promise<FileGuard | undefined> {
+  if (file === undefined) return undefined;
+  try {
+    return await guardDatabaseFile(file, {
+      identity,
+      onChange(change) {
+        const error = new Error(
+          "The database file changed under the running Beacon; it answers 503 until restarted",
+        );
+        error.name = FILE_CHANGE_ERRORS[change];
+        onError?.(error);
+      },
+    });
+  } catch (error) {
+    onError?.(error); // no permission to stat the file: run unguarded rather than not at all
+    return undefined;
+  }
 }

@@ -188,8 +188,9 @@ Deno.test("a row the key check skips inside a commit gets no stored signature (e
   const database = await tempDatabase();
   try {
     for (const url of [database.url, sqld.url]) {
-      const store = await SubmissionStore.open({ url });
-      store.signReceiptsWith((receipts) => signReceipts(key, receipts));
+      const store = await SubmissionStore.open({ url }, Date.now, {
+        signReceipts: (receipts) => signReceipts(key, receipts),
+      });
       try {
         // The retry shares one commit with a new row, and the key check skips it there.
         const first = await store.append(submission("s1", "native:k"), SINCE);

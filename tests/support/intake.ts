@@ -24,7 +24,9 @@ export async function realIntake(options: RealIntakeOptions = {}): Promise<Intak
 export async function realIntakeAndStore(
   options: RealIntakeOptions = {},
 ): Promise<{ intake: Intake; store: SubmissionStore }> {
-  const store = await SubmissionStore.open({ url: ":memory:" });
+  const store = await SubmissionStore.open({ url: ":memory:" }, Date.now, {
+    signReceipts: options.signReceipts,
+  });
   if (options.closed) await store.close();
   const intake = new Intake({
     store,

@@ -1,0 +1,44 @@
+/**
+ * The storage seam: one small interface for the connection the store reads and commits
+ * submissions on, whatever the database is (in the style of libsql-client-ts, whose `Client` has
+ * one file per transport). Each kind is a file of its own beside this one, and `open.ts` picks
+ * one from the URL:
+ *
+ * - `remote.ts`: sqld or Turso over Hrana, a commit and a read connection of their own, each
+ *   dropped for a fresh one when a call on it passes its deadline;
+ * - `memory.ts`: `:memory:`, through the general-purpose client (its database is private to it);
+ * - `embedded.ts`: a `file:` database on a checked connection, committing on this thread or on
+ *   the writer thread.
+ *
+ * @module
+ */
+import type { PendingRow } from "../rows.ts";
+
+/** The arguments of a read: positional, or named (`:name`). */
+export type ReadArgs =
+  | (string | number)[]
+  | Readonly<Record<string, string | number>>;
+
+/** Where the store reads and commits submissions. */
+export interface Connection {
+  /**
+   * Runs one statement in autocommit (a read, or a single-statement write such as the shared rate
+   * limiter's upsert); its rows, keyed by column name.
+   */
+  read(sql: string, args: ReadArgs): Promise<Record<string, unknown>[]>;
+  /**
+   * Inserts `rows` and the receipt signatures they carry in one durable transaction; resolves
+   * with, per row, whether it was inserted (`false`: its idempotency key was already used in its
+   * window). `deadline` is the call's (src/store/group_commit.ts): a kind that can be reached
+   * late (a remote database) stores nothing when the call arrives after it.
+   */
+  commit(rows: readonly PendingRow[], deadline: number): Promise<readonly boolean[]>;
+  /** Drops the connection of a read past its deadline (remote databases). */
+  readonly abandonRead?: () => void;
+  /** Drops the connection of a commit past its deadline (remote databases). */
+  readonly abandonCommit?: () => void;
+  /** The database file, for an embedded file database (what the file guard watches). */
+  readonly file?: string;
+  /** Closes what the connection opened (the general-purpose client is its opener's to close). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,47 @@
+/**
+ * The embedded kind of {@linkcode Connection} (a `file:` database): reads and commits on a
+ * checked connection (`EmbeddedConnection`, src/store/embedded.ts), and with
+ * `DatabaseConfig.writerThread`, where the runtime has Workers, commits on the writer thread
+ * instead (src/store/writer_thread.ts), the same checked commit on a connection of its own.
+ * Loaded only for embedded URLs, so runtimes without native modules (Workers) never load it.
+ *
+ * @module
+ */
+import { type DatabaseConfig, embeddedFilePath } from "../client.ts";
+import { EmbeddedConnection } from "../embedded.ts";
+import { WriterThread } from "../writer_thread.ts";
+import type { Connection } from "./connection.ts";
+
+/** The connection of the embedded database at `config.url`. */
+export async function embeddedConnection(config: DatabaseConfig): Promise<Connection> {
+  const connection = await EmbeddedConnection.open(config.url, {
+    walLimitBytes: config.walLimitBytes,
+  });
+  let thread: WriterThread | undefined;
+  try {
+    if (config.writerThread === true && WriterThread.available()) {
+      thread = await WriterThread.start(config.url, config.walLimitBytes);
+    }
+  } catch (error) {
+    connection.close();
+    throw error;
+  }
+  return {
+    read: (sql, args) => connection.all(sql, args),
+    commit: thread !== undefined
+      ? (rows) => thread.commit(rows)
+      : (rows) => connection.commit(rows),
+    file: fileOf(config.url),
+    close: async () => {
+      await thread?.close();
+      connection.close();
+    },
+  };
+}
+
+/** The file a `file:` URL names, or undefined when it names an in-memory database. */
+function fileOf(url: string): string | undefined {
+  if (/(^|[?&])mode=memory(&|$)/.test(url)) return undefined;
+  const path = embeddedFilePath(url);
+  return path === "" || path === ":memory:" ? undefined : path;
+}

@@ -1,0 +1,72 @@
+/**
+ * The storage seam: every kind of `Connection` (in memory, an embedded file on this thread and on
+ * the writer thread, a real sqld) under the same store. The signer the store was made with signs
+ * each commit's receipts once, every stored row gets its signature in the same transaction, reads
+ * go through the same connection, and only an embedded file names a file for the guard.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { startSqld } from "../support/sqld.ts";
+import { newSubmission } from "../support/rows.ts";
+import { signingKeyFromSeed, signReceipts } from "../../src/signing/mod.ts";
+import type { DatabaseConfig } from "../../src/store/client.ts";
+import { Database } from "../../src/store/database.ts";
+import { type ReceiptSigner, SubmissionStore } from "../../src/store/store.ts";
+
+/** Three concurrent appends and what the store reports and keeps of them. */
+async function appendThree(store: SubmissionStore, label: string): Promise<void> {
+  const appended = await Promise.all(
+    ["a", "b", "c"].map((id) => store.append(newSubmission(`${label}-${id}`))),
+  );
+  for (const one of appended) assert(one !== false, label);
+  const found = await store.findById(`${label}-b`);
+  assertEquals(found?.id, `${label}-b`, label);
+}
+
+Deno.test("every kind of connection commits the store's signed rows, reads them back, and names a file only when embedded", async () => {
+  const key = await signingKeyFromSeed(new Uint8Array(32).fill(7));
+  const folder = await Deno.makeTempDir({ prefix: "beacon-connection-" });
+  const sqld = await startSqld();
+  try {
+    const kinds: [string, DatabaseConfig, string | undefined][] = [
+      ["memory", { url: ":memory:" }, undefined],
+      ["file", { url: `file:${folder}/inline.db` }, `${folder}/inline.db`],
+      ["thread", { url: `file:${folder}/thread.db`, writerThread: true }, `${folder}/thread.db`],
+      ["remote", { url: sqld.url }, undefined],
+    ];
+    for (const [label, config, file] of kinds) {
+      let batches = 0;
+      const signer: ReceiptSigner = (receipts) => {
+        batches++;
+        return signReceipts(key, receipts);
+      };
+      const store = await SubmissionStore.open(config, Date.now, { signReceipts: signer });
+      try {
+        assertEquals(store.database.connection.file, file, label);
+        await appendThree(store, label);
+        assertEquals(batches, store.counters.commits, `${label}: one signing per commit`);
+        const [{ n }] = await store.statements.run(
+          "SELECT count(*) AS n FROM receipt_signatures r JOIN submissions s ON s.seq = r.seq",
+        );
+        assertEquals(Number(n), 3, `${label}: each row stored with its signature`);
+      } finally {
+        await store.close();
+      }
+    }
+  } finally {
+    await sqld.close();
+    await Deno.remove(folder, { recursive: true });
+  }
+});
+
+Deno.test("a store made without a signer stores its rows unsigned, on a database opened first", async () => {
+  const database = await Database.open({ url: ":memory:" });
+  const store = new SubmissionStore(database);
+  try {
+    const appended = await store.append(newSubmission("unsigned"));
+    assertEquals(appended, {});
+    const [{ n }] = await database.statements.run("SELECT count(*) AS n FROM receipt_signatures");
+    assertEquals(Number(n), 0);
+  } finally {
+    await store.close();
+  }
+});
