@@ -313,9 +313,7 @@ export class TreeHeadSigner {
     if (this.#refused !== undefined) throw this.#refused;
     if (this.#intakeFrom === undefined) {
       const [row] = await this.#options.statements.run(INTAKE_SIGNATURES_FROM, {});
-      const number = (value: unknown) =>
-        value === null || value === undefined ? undefined : Number(value);
-      this.#intakeFrom = intakeSignaturesFrom(number(row?.recorded), number(row?.first_signed));
+      this.#intakeFrom = intakeSignaturesFrom(row?.recorded, row?.first_signed);
     }
     try {
       // Checkpoints first, rows second: every row a checkpoint read here covers is committed,

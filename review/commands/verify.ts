@@ -148,9 +148,7 @@ async function intakeSignaturesStart(database: ReviewDatabase): Promise<number> 
       ? INTAKE_SIGNATURES_FROM
       : "SELECT NULL AS recorded, (SELECT MIN(seq) FROM receipt_signatures) AS first_signed",
   )).rows[0];
-  const number = (value: unknown) =>
-    value === null || value === undefined ? undefined : Number(value);
-  return intakeSignaturesFrom(number(row?.recorded), number(row?.first_signed));
+  return intakeSignaturesFrom(row?.recorded, row?.first_signed);
 }
 
 async function hasRedactions(database: ReviewDatabase): Promise<boolean> {

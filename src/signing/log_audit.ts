@@ -45,8 +45,9 @@ const REMEMBERED_BATCHES = 64;
  * one (a row signed at intake proves the store already signed every later row). Without either,
  * no row is required to carry one (a store older than version 9 that was never upgraded).
  *
- * @param recorded `intake_signatures_from`, when recorded.
- * @param firstSigned The smallest `seq` with a stored signature, when there is one.
+ * @param recorded `intake_signatures_from` as read (null or undefined when not recorded).
+ * @param firstSigned The smallest `seq` with a stored signature as read (null or undefined when
+ *   there is none).
  * @returns The first required `seq`, or `Infinity`.
  *
  * @example
@@ -59,11 +60,9 @@ const REMEMBERED_BATCHES = 64;
  * assert.equal(intakeSignaturesFrom(undefined, undefined), Infinity);
  * ```
  */
-export function intakeSignaturesFrom(
-  recorded: number | undefined,
-  firstSigned: number | undefined,
-): number {
-  return Math.min(recorded ?? Infinity, firstSigned ?? Infinity);
+export function intakeSignaturesFrom(recorded: unknown, firstSigned: unknown): number {
+  const seq = (value: unknown) => value === null || value === undefined ? Infinity : Number(value);
+  return Math.min(seq(recorded), seq(firstSigned));
 }
 
 /**

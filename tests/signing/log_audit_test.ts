@@ -174,6 +174,9 @@ Deno.test("intakeSignaturesFrom(): the recorded start, never after the first sig
   assertEquals(intakeSignaturesFrom(3, 12), 3);
   assertEquals(intakeSignaturesFrom(undefined, 7), 7);
   assertEquals(intakeSignaturesFrom(undefined, undefined), Infinity);
+  // As SQL reads them: NULL when nothing is recorded or signed.
+  assertEquals(intakeSignaturesFrom(null, null), Infinity);
+  assertEquals(intakeSignaturesFrom(null, 9), 9);
 });
 
 Deno.test("IntakeSignatures.verifiesAll(): whole batches by their root, the rest row by row, the same verdicts as verifies()", async () => {
