@@ -15,9 +15,9 @@
  * - group commit with one promise per request: the rows queued while a commit runs go into the
  *   next one, started one macrotask later; each batch's receipts signed with one Ed25519
  *   signature over their RFC 6962 root (`src/signing/receipt.ts` `signReceipts`), then
- *   `BEGIN IMMEDIATE`, the Beacon's prepared inserts (the key check inside the insert, each
- *   receipt signature in its row's transaction), `COMMIT`, checked to be back in autocommit, in
- *   the Beacon's own schema (`src/store/migrations.ts`) with WAL, `synchronous = FULL` and
+ *   `BEGIN IMMEDIATE`, the Beacon's prepared inserts (the key check inside the insert, the
+ *   batch's leaves and signature as one row of the same transaction), `COMMIT`, checked to be
+ *   back in autocommit, in the Beacon's own schema (`src/store/migrations.ts`) with WAL, `synchronous = FULL` and
  *   `wal_autocheckpoint` 20000;
  * - the answer only after the commit: the JSON-RPC task or the native receipt
  *   (`src/native/receipt.ts`), with the Beacon's hardening headers
@@ -30,7 +30,7 @@
  * `FLOOR_STAGE` stops the job early, to price each stage: `parse` (parse and checks, then the
  * answer), `hash` (+ the SHA-256s and the row), `commit` (+ the durable group commit, unsigned
  * receipts), `sign` (+ the batch's Merkle tree and signature, in the receipts but not stored),
- * `full` (the default: + each receipt's signature stored in its row's transaction). `FLOOR_HEADERS=1`
+ * `full` (the default: + the batch's signature stored in its rows' transaction). `FLOOR_HEADERS=1`
  * answers with the content type alone instead of the Beacon's headers.
  *
  * Run: `PORT=8126 BEACON_DATABASE_URL=file:/tmp/floor.db deno run -A bench/floor.ts`; on SIGTERM
@@ -46,14 +46,13 @@ import { checkSendMessage, idempotencyKeyOf, mapContent } from "../src/a2a/send_
 import { sha256Digest } from "../src/bytes.ts";
 import { newContextId, newReceiptId } from "../src/ids.ts";
 import {
+  INSERT_BATCH,
   INSERT_ROW,
   INSERT_ROW_UNLESS_KEY_USED,
-  INSERT_SIGNATURE,
   keyedInsertArgs,
   type NewSubmission,
   type PendingRow,
   pendingRow,
-  signatureValues,
   type StoredSignature,
 } from "../src/store/rows.ts";
 import { DURABILITY_PRAGMAS, embeddedFilePath, openClient } from "../src/store/client.ts";
@@ -97,7 +96,7 @@ for (const pragma of DURABILITY_PRAGMAS) db.exec(pragma);
 db.exec("PRAGMA wal_autocheckpoint = 20000");
 const insertRow = db.prepare(INSERT_ROW);
 const insertKeyed = db.prepare(INSERT_ROW_UNLESS_KEY_USED);
-const insertSignature = db.prepare(INSERT_SIGNATURE);
+const insertBatch = db.prepare(INSERT_BATCH);
 const key = await signingKeyFromSeed(randomBytes(32));
 
 /** One queued row and how to answer its request. */
@@ -123,21 +122,28 @@ async function commitQueued(): Promise<void> {
   const batch = queue;
   queue = [];
   try {
-    const signatures = reached("sign")
+    const signed = reached("sign")
       ? await signReceipts(key, batch.map((waiting) => waiting.row.signed))
       : undefined;
+    const signatures = signed?.receipts;
     db.exec("BEGIN IMMEDIATE");
     const stored: boolean[] = [];
     try {
+      let first = 0;
+      let last = 0;
       for (let i = 0; i < batch.length; i++) {
         const row = batch[i].row;
         const result = row.keySince === undefined
           ? insertRow.run(...row.values)
           : insertKeyed.run(...keyedInsertArgs(row));
         stored.push(result.changes === 1);
-        if (result.changes === 1 && signatures !== undefined && reached("full")) {
-          insertSignature.run(result.lastInsertRowid, ...signatureValues(signatures[i]));
+        if (result.changes === 1) {
+          last = Number(result.lastInsertRowid);
+          if (first === 0) first = last;
         }
+      }
+      if (signed !== undefined && reached("full") && first !== 0) {
+        insertBatch.run(first, last, signed.leaves, signed.signature);
       }
       db.exec("COMMIT");
     } catch (error) {

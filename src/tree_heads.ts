@@ -64,7 +64,7 @@ import { consistencyProof, IntakeSignatures, intakeSignaturesFrom } from "./sign
 import { leafHash, MERKLE_CHUNK, MerkleLog, submissionLeafData } from "./signing/merkle.ts";
 import {
   INTAKE_SIGNATURES_FROM,
-  SIGNATURE_COLUMNS,
+  signatureColumns,
   signatureJoin,
   storedSignatureOf,
 } from "./store/rows.ts";
@@ -394,46 +394,13 @@ export class TreeHeadSigner {
   async #readRows(): Promise<void> {
     while (true) {
       const rows = await this.#options.statements.run(
-        "SELECT submissions.seq AS seq, id, received_at, digest, kind, size, " +
-          `${SIGNATURE_COLUMNS} FROM submissions ${signatureJoin("submissions")} ` +
-          "WHERE submissions.seq > :after ORDER BY submissions.seq LIMIT :limit",
+        "SELECT seq, id, received_at, digest, kind, size FROM submissions " +
+          "WHERE seq > :after ORDER BY seq LIMIT :limit",
         { after: this.#tree.size, limit: PAGE_ROWS },
       );
-      // A head vouches only for what the Beacon acknowledged (src/signing/log_audit.ts): the
-      // page's rows from the first one that needs it, checked together so that a whole batch
-      // costs one root. Rows a head of this key already covers were vouched for when it was
-      // signed.
-      const from = Math.max(this.#signedSize + 1, this.#intakeFrom!);
-      const acknowledged = new Map<Record<string, unknown>, boolean>();
-      const unknown: Record<string, unknown>[] = [];
-      for (const row of rows) {
-        if (Number(row.seq) < from) {
-          this.#acknowledged.delete(String(row.id)); // covered already (another instance's head)
-          continue;
-        }
-        const known = this.#acknowledged.get(String(row.id));
-        if (known === undefined) unknown.push(row);
-        else {
-          this.#acknowledged.delete(known.id);
-          acknowledged.set(
-            row,
-            known.receivedAt === row.received_at && known.digest === row.digest &&
-              known.kind === row.kind && known.size === Number(row.size),
-          );
-        }
-      }
-      const verdicts = await this.#intake.verifiesAll(unknown.map((row) => ({
-        fields: {
-          id: String(row.id),
-          receivedAt: String(row.received_at),
-          digest: String(row.digest),
-          kind: String(row.kind),
-          size: Number(row.size),
-        },
-        stored: storedSignatureOf(row),
-      })));
-      unknown.forEach((row, i) => acknowledged.set(row, verdicts[i]));
-      for (const row of rows) {
+      const acknowledged = await this.#acknowledgedRows(rows);
+      for (let at = 0; at < rows.length; at++) {
+        const row = rows[at];
         const seq = Number(row.seq);
         if (seq !== this.#tree.size + 1) {
           throw new TreeHeadRefused(`submission ${this.#tree.size + 1} is missing`);
@@ -447,7 +414,7 @@ export class TreeHeadSigner {
         } catch {
           throw new TreeHeadRefused(`submission ${seq} cannot be encoded as a leaf`);
         }
-        if (acknowledged.get(row) === false) {
+        if (!acknowledged[at]) {
           if (this.#withheld !== seq) {
             this.#withheld = seq;
             this.#options.onIgnored?.(new TreeHeadWithheld(seq, id));
@@ -465,6 +432,61 @@ export class TreeHeadSigner {
       if (rows.length < PAGE_ROWS) return;
       await yieldToEventLoop();
     }
+  }
+
+  /**
+   * Whether the Beacon acknowledged each row as it now reads (src/signing/log_audit.ts), with the
+   * rows rewritten in place where their stored signature had to be read. Rows a head of this key
+   * already covers were vouched for when it was signed. Rows this process committed are
+   * compared with what it committed; only the others are read again with their stored
+   * signatures, checked together so that a whole batch costs one root.
+   */
+  async #acknowledgedRows(rows: Record<string, unknown>[]): Promise<boolean[]> {
+    const from = Math.max(this.#signedSize + 1, this.#intakeFrom!);
+    const verdicts = new Array<boolean>(rows.length).fill(true);
+    const unknown: number[] = [];
+    for (let at = 0; at < rows.length; at++) {
+      const row = rows[at];
+      const known = this.#acknowledged.get(String(row.id));
+      if (known !== undefined) this.#acknowledged.delete(known.id);
+      if (Number(row.seq) < from) continue; // covered already (another instance's head)
+      if (known === undefined) unknown.push(at);
+      else {
+        verdicts[at] = known.receivedAt === row.received_at && known.digest === row.digest &&
+          known.kind === row.kind && known.size === Number(row.size);
+      }
+    }
+    if (unknown.length === 0) return verdicts;
+    const signed = await this.#options.statements.run(
+      "SELECT submissions.seq AS seq, id, received_at, digest, kind, size, " +
+        `${signatureColumns("submissions")} FROM submissions ${signatureJoin("submissions")} ` +
+        "WHERE submissions.seq >= :low AND submissions.seq <= :high ORDER BY submissions.seq",
+      { low: Number(rows[unknown[0]].seq), high: Number(rows[unknown.at(-1)!].seq) },
+    );
+    const bySeq = new Map(signed.map((row) => [Number(row.seq), row]));
+    // A row gone or changed since the page was read is judged as it reads now.
+    const checked = unknown.map((at) => bySeq.get(Number(rows[at].seq)));
+    const present = checked.filter((row) => row !== undefined);
+    const results = await this.#intake.verifiesAll(present.map((row) => ({
+      fields: {
+        id: String(row.id),
+        receivedAt: String(row.received_at),
+        digest: String(row.digest),
+        kind: String(row.kind),
+        size: Number(row.size),
+      },
+      stored: storedSignatureOf(row),
+    })));
+    let next = 0;
+    unknown.forEach((at, i) => {
+      const row = checked[i];
+      if (row === undefined) verdicts[at] = false;
+      else {
+        rows[at] = row;
+        verdicts[at] = results[next++];
+      }
+    });
+    return verdicts;
   }
 
   #mismatch(checkpoint: number | undefined, size: number): never {

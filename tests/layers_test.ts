@@ -29,7 +29,9 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   json: [],
   signing: ["bytes.ts", "json"],
   message: ["bytes.ts", "json", "signing"],
-  store: ["bytes.ts", "defaults.ts", "errors.ts", "timers.ts"],
+  // The store keeps each batch's receipt leaves and signature, and rebuilds a receipt's proof
+  // from them with the signer's own Merkle code.
+  store: ["bytes.ts", "defaults.ts", "errors.ts", "signing", "timers.ts"],
   "tree_heads.ts": ["bytes.ts", "signing", "store", "timers.ts"],
   http: ["bytes.ts", "errors.ts"],
   log: ["http"],

@@ -6,6 +6,7 @@
 import { createClient } from "@libsql/client";
 import { assert, assertEquals } from "../../tests/support/assert.ts";
 import { verifyReceipt } from "../../src/signing/receipt.ts";
+import { signatureColumns, signatureJoin, storedSignatureOf } from "../../src/store/rows.ts";
 import { sendMessageBody, textBody } from "../lib/payload.ts";
 import { startServer } from "../lib/process.ts";
 import { floorSpec } from "../lib/servers.ts";
@@ -44,9 +45,9 @@ Deno.test("the floor stores and signs what it acknowledges, and counts its commi
   const client = createClient({ url: `file:${dir}/floor.db` });
   try {
     const rows = (await client.execute(
-      "SELECT s.id, s.received_at, s.digest, s.size, s.kind, r.signature, r.batch_size, " +
-        "r.batch_index, r.batch_path FROM submissions s JOIN receipt_signatures r USING (seq)",
-    )).rows;
+      `SELECT s.id, s.received_at, s.digest, s.size, s.kind, ${signatureColumns("s")} ` +
+        `FROM submissions s ${signatureJoin("s")}`,
+    )).rows as unknown as Record<string, unknown>[];
     assertEquals(rows.length, 9);
     // Each stored signature verifies for its row, as the Beacon's do.
     const listening = stopped.stdout.map((line) => JSON.parse(line))
@@ -60,12 +61,9 @@ Deno.test("the floor stores and signs what it acknowledges, and counts its commi
         size: Number(row.size),
         kind: String(row.kind),
       };
-      const batch = row.batch_size === null ? undefined : {
-        size: Number(row.batch_size),
-        index: Number(row.batch_index),
-        path: JSON.parse(String(row.batch_path)),
-      };
-      assert(await verifyReceipt(publicKey, fields, String(row.signature), batch));
+      const stored = storedSignatureOf(row);
+      assert(stored !== undefined);
+      assert(await verifyReceipt(publicKey, fields, stored.signature, stored.batch));
     }
   } finally {
     client.close();

@@ -143,10 +143,16 @@ async function trustedKeys(
  */
 async function intakeSignaturesStart(database: ReviewDatabase): Promise<number> {
   if (!database.schema.receiptSignatures) return Infinity;
+  // A store the server has not upgraded yet reads as it was written: no record before version
+  // 10, no batch rows before version 11.
   const row = (await database.client.execute(
-    database.schema.logSettings
+    database.schema.receiptBatches
       ? INTAKE_SIGNATURES_FROM
-      : "SELECT NULL AS recorded, (SELECT MIN(seq) FROM receipt_signatures) AS first_signed",
+      : `SELECT ${
+        database.schema.logSettings
+          ? "(SELECT value FROM log_settings WHERE name = 'intake_signatures_from')"
+          : "NULL"
+      } AS recorded, (SELECT MIN(seq) FROM receipt_signatures) AS first_signed`,
   )).rows[0];
   return intakeSignaturesFrom(row?.recorded, row?.first_signed);
 }

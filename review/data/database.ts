@@ -38,6 +38,8 @@ export interface Schema {
   readonly receiptSignatures: boolean;
   /** `log_settings` exists: where intake signatures are required is recorded (migration 10). */
   readonly logSettings: boolean;
+  /** `receipt_batches` exists: receipt signatures stored one row per batch (migration 11). */
+  readonly receiptBatches: boolean;
 }
 
 /** An open database. */
@@ -98,7 +100,7 @@ async function readSchema(client: Client): Promise<Schema & { submissions: boole
   const rows = (await client.execute(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN " +
       "('submissions', 'review_events', 'checkpoints', 'redactions', 'receipt_signatures', " +
-      "'log_settings')",
+      "'log_settings', 'receipt_batches')",
   )).rows.map((row) => String(row.name));
   return {
     submissions: rows.includes("submissions"),
@@ -107,6 +109,7 @@ async function readSchema(client: Client): Promise<Schema & { submissions: boole
     redactions: rows.includes("redactions"),
     receiptSignatures: rows.includes("receipt_signatures"),
     logSettings: rows.includes("log_settings"),
+    receiptBatches: rows.includes("receipt_batches"),
     signedRedactions: rows.includes("redactions") && (await client.execute(
           "SELECT 1 FROM pragma_table_info('redactions') WHERE name = 'signature'",
         )).rows.length > 0,
@@ -168,6 +171,7 @@ export async function openForAppending(
         signedRedactions: true,
         receiptSignatures: true,
         logSettings: true,
+        receiptBatches: true,
       },
       appending: true,
       close: () => Promise.resolve(client.close()),

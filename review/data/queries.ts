@@ -13,7 +13,7 @@
  */
 import type { Client, InValue } from "@libsql/client";
 import {
-  SIGNATURE_COLUMNS,
+  signatureColumns,
   signatureJoin,
   type StoredSignature,
   storedSignatureOf,
@@ -165,7 +165,7 @@ function rowColumns(schema: Schema): string {
       statusExpression(schema)
     } AS status, ${redaction}, ` +
     (schema.receiptSignatures
-      ? SIGNATURE_COLUMNS
+      ? signatureColumns("s", schema.receiptBatches)
       : "NULL AS receipt_signature, NULL AS receipt_batch_size, NULL AS receipt_batch_index, " +
         "NULL AS receipt_batch_path");
 }
@@ -173,7 +173,7 @@ function rowColumns(schema: Schema): string {
 function rowSource(schema: Schema): string {
   return "submissions s" +
     (schema.redactions ? " LEFT JOIN redactions d ON d.submission_id = s.id" : "") +
-    (schema.receiptSignatures ? " " + signatureJoin("s") : "");
+    (schema.receiptSignatures ? " " + signatureJoin("s", schema.receiptBatches) : "");
 }
 
 /** The message text of structured content (native, or an A2A data part), for filters. */

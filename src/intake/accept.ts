@@ -268,7 +268,7 @@ export class Intake {
   async #signedAlone(receipt: Receipt): Promise<Receipt> {
     const sign = this.#options.signReceipts;
     if (sign === undefined || receipt.signature !== undefined) return receipt;
-    return withSignature({ ...receipt }, (await sign([receipt]))[0]);
+    return withSignature({ ...receipt }, (await sign([receipt])).receipts[0]);
   }
 
   /** Stores a new row; undefined when its idempotency key was already used since `keySince`. */

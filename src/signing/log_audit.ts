@@ -84,7 +84,7 @@ export function intakeSignaturesFrom(recorded: unknown, firstSigned: unknown): n
  *   size,
  *   kind: "unstructured",
  * }));
- * const stored = await signReceipts(key, receipts);
+ * const stored = (await signReceipts(key, receipts)).receipts;
  * const check = new IntakeSignatures([key.publicKey]);
  * assert.ok(await check.verifies(receipts[0], stored[0]));
  * assert.ok(await check.verifies(receipts[2], stored[2])); // same batch: no second verification

@@ -202,12 +202,26 @@ export function canonicalBatchBytes(root: Uint8Array, size: number): Uint8Array<
 }
 
 /**
+ * Receipts signed together, as {@linkcode signReceipts} makes them: what each receipt carries,
+ * and what the store keeps for the whole batch (schema version 11: the leaves and the one
+ * signature, from which {@linkcode receiptSignatureInBatch} gives any receipt's proof again).
+ */
+export interface SignedBatch {
+  /** One per receipt, in batch order: its signature and, in a batch of several, its proof. */
+  readonly receipts: readonly ReceiptSignature[];
+  /** The one signature: over the receipt itself for a batch of one, over the root otherwise. */
+  readonly signature: string;
+  /** The receipts' leaf hashes (RFC 6962 §2.1), 32 bytes each, in batch order. */
+  readonly leaves: Uint8Array<ArrayBuffer>;
+}
+
+/**
  * Signs receipts committed together: one receipt alone in the single form, several with one
  * batch signature and an inclusion proof each (see the module documentation).
  *
  * @param key The Beacon's signing key.
- * @param receipts The receipts, in batch order.
- * @returns One signature per receipt, in order.
+ * @param receipts The receipts, in batch order (at least one).
+ * @returns Each receipt's signature, in order, and the batch's leaves and signature.
  *
  * @example
  * ```ts
@@ -222,8 +236,9 @@ export function canonicalBatchBytes(root: Uint8Array, size: number): Uint8Array<
  *   kind: "unstructured",
  * }));
  * const signed = await signReceipts(key, receipts);
- * if (signed[2].batch?.size !== 3) throw new Error("expected a batch of three");
- * if (!await verifyReceipt(key.publicKey, receipts[2], signed[2].signature, signed[2].batch)) {
+ * const third = signed.receipts[2];
+ * if (third.batch?.size !== 3) throw new Error("expected a batch of three");
+ * if (!await verifyReceipt(key.publicKey, receipts[2], third.signature, third.batch)) {
  *   throw new Error("a batch receipt must verify");
  * }
  * ```
@@ -231,13 +246,32 @@ export function canonicalBatchBytes(root: Uint8Array, size: number): Uint8Array<
 export async function signReceipts(
   key: Pick<SigningKey, "privateKey">,
   receipts: readonly SignedReceiptFields[],
-): Promise<ReceiptSignature[]> {
-  if (receipts.length === 1) return [{ signature: await signReceipt(key, receipts[0]) }];
-  const leaves = receipts.map((receipt) => leafHash(canonicalReceiptBytes(receipt)));
-  const { root, paths } = treeWithPaths(leaves);
-  const signature = await signBytes(key.privateKey, canonicalBatchBytes(root, leaves.length));
-  // An interior hash sits in many paths (the root's children in half of them each): each hash
-  // is encoded once.
+): Promise<SignedBatch> {
+  if (receipts.length === 0) throw new RangeError("Cannot sign an empty batch of receipts");
+  const leaves = new Uint8Array(32 * receipts.length);
+  const hashes: Uint8Array[] = [];
+  let single: Uint8Array<ArrayBuffer> | undefined;
+  for (let i = 0; i < receipts.length; i++) {
+    const bytes = canonicalReceiptBytes(receipts[i]);
+    if (receipts.length === 1) single = bytes;
+    const leaf = leafHash(bytes);
+    leaves.set(leaf, 32 * i);
+    hashes.push(leaf);
+  }
+  if (single !== undefined) {
+    const signature = await signBytes(key.privateKey, single);
+    return { receipts: [{ signature }], signature, leaves };
+  }
+  const { root, paths } = treeWithPaths(hashes);
+  const signature = await signBytes(key.privateKey, canonicalBatchBytes(root, hashes.length));
+  return { receipts: proofsOf(signature, paths), signature, leaves };
+}
+
+/** Each receipt's signature with its proof; an interior hash in many paths is encoded once. */
+function proofsOf(
+  signature: string,
+  paths: readonly (readonly Uint8Array[])[],
+): ReceiptSignature[] {
   const encoded = new Map<Uint8Array, string>();
   const text = (hash: Uint8Array) => {
     let value = encoded.get(hash);
@@ -246,8 +280,62 @@ export async function signReceipts(
   };
   return paths.map((path, index) => ({
     signature,
-    batch: { size: leaves.length, index, path: path.map(text) },
+    batch: { size: paths.length, index, path: path.map(text) },
   }));
+}
+
+/** The last batch whose proofs were rebuilt: the rows of one batch are read together. */
+let rebuilt: { signature: string; leaves: Uint8Array; proofs: ReceiptSignature[] } | undefined;
+
+/**
+ * The signature a receipt carried, rebuilt from its batch as the store keeps it
+ * ({@linkcode SignedBatch}: the leaves and the one signature). The receipt's place is where its
+ * own leaf is, searched from `from` (its row's offset in the batch: receipts turned away in the
+ * same commit have a leaf and no row, so a row's place is at or after it) to `to`.
+ *
+ * @returns The receipt's signature and proof, or undefined when its leaf is not there (a row
+ *   changed since it was signed, or never signed in this batch). Never throws.
+ */
+export function receiptSignatureInBatch(
+  receipt: SignedReceiptFields,
+  batch: { readonly leaves: Uint8Array; readonly signature: string },
+  from = 0,
+  to = batch.leaves.length / 32 - 1,
+): ReceiptSignature | undefined {
+  const size = batch.leaves.length / 32;
+  if (!Number.isInteger(size) || size < 1) return undefined;
+  let leaf: Uint8Array;
+  try {
+    leaf = leafHash(canonicalReceiptBytes(receipt));
+  } catch {
+    return undefined;
+  }
+  let index = -1;
+  for (let at = Math.max(0, from); at <= Math.min(to, size - 1) && index < 0; at++) {
+    if (sameBytes(batch.leaves, 32 * at, leaf)) index = at;
+  }
+  if (index < 0) return undefined;
+  if (size === 1) return { signature: batch.signature };
+  if (
+    rebuilt === undefined || rebuilt.signature !== batch.signature ||
+    !sameBytes(rebuilt.leaves, 0, batch.leaves) || rebuilt.leaves.length !== batch.leaves.length
+  ) {
+    const hashes: Uint8Array[] = [];
+    for (let at = 0; at < size; at++) hashes.push(batch.leaves.subarray(32 * at, 32 * at + 32));
+    rebuilt = {
+      signature: batch.signature,
+      leaves: batch.leaves.slice(),
+      proofs: proofsOf(batch.signature, treeWithPaths(hashes).paths),
+    };
+  }
+  return rebuilt.proofs[index];
+}
+
+/** Whether `bytes` holds `part` at `offset`. */
+function sameBytes(bytes: Uint8Array, offset: number, part: Uint8Array): boolean {
+  if (offset + part.length > bytes.length) return false;
+  for (let i = 0; i < part.length; i++) if (bytes[offset + i] !== part[i]) return false;
+  return true;
 }
 
 /**

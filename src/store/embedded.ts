@@ -30,9 +30,10 @@ import {
 } from "./client.ts";
 import { ConnectionStateError, isBusy } from "./faults.ts";
 import {
+  type BatchSignature,
+  INSERT_BATCH,
   INSERT_ROW,
   INSERT_ROW_UNLESS_KEY_USED,
-  INSERT_SIGNATURE,
   keyedInsertArgs,
   type PendingRow,
 } from "./rows.ts";
@@ -192,29 +193,36 @@ export class EmbeddedConnection {
   }
 
   /**
-   * Inserts `rows` and the receipt signatures they carry in one durable transaction; resolves with, per row, whether it was inserted
-   * (`false`: its idempotency key was already used in its window). Rejects, with nothing
-   * committed and the connection back in autocommit, on any error.
+   * Inserts `rows` and, when some were inserted, their batch's signature in one durable
+   * transaction; resolves with, per row, whether it was inserted (`false`: its idempotency key
+   * was already used in its window). Rejects, with nothing committed and the connection back in
+   * autocommit, on any error.
    */
-  commit(rows: readonly PendingRow[]): Promise<boolean[]> {
+  commit(rows: readonly PendingRow[], batch?: BatchSignature): Promise<boolean[]> {
     return this.#whileBusy(() => {
       if (this.#closed) throw new ConnectionStateError("used after it was closed");
       // IMMEDIATE takes the write lock up front, so the only busy point is here, before any row.
       this.#db.exec("BEGIN IMMEDIATE");
-      let inserted: boolean[];
+      const inserted: boolean[] = new Array(rows.length);
       try {
-        inserted = rows.map((row) => {
+        // Under the write lock SQLite numbers this transaction's rows consecutively: the batch
+        // row names them by their first and last `seq`.
+        let first = 0;
+        let last = 0;
+        for (let i = 0; i < rows.length; i++) {
+          const row = rows[i];
           const result = row.keySince === undefined
             ? this.#prepare(INSERT_ROW).run(...row.values)
             : this.#prepare(INSERT_ROW_UNLESS_KEY_USED).run(...keyedInsertArgs(row));
-          const stored = result.changes === 1;
-          // The receipt's signature goes into the row's own transaction, under the row's `seq`:
-          // stored with it or not at all, and never for a row the key check skipped.
-          if (stored && row.signature !== undefined) {
-            this.#prepare(INSERT_SIGNATURE).run(result.lastInsertRowid, ...row.signature);
+          inserted[i] = result.changes === 1;
+          if (inserted[i]) {
+            last = Number(result.lastInsertRowid);
+            if (first === 0) first = last;
           }
-          return stored;
-        });
+        }
+        if (batch !== undefined && first !== 0) {
+          this.#prepare(INSERT_BATCH).run(first, last, batch.leaves, batch.signature);
+        }
         this.#db.exec("COMMIT");
       } catch (error) {
         this.#rollback();

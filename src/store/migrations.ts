@@ -308,6 +308,29 @@ export const MIGRATIONS: readonly Migration[] = [
           (SELECT MAX(seq) FROM submissions) + 1, 1))`,
     ],
   },
+  {
+    version: 11,
+    name: "receipt signatures stored per batch",
+    // One row per committed batch instead of one per receipt: its first and last `seq`, the
+    // RFC 6962 leaf hash of every receipt it signed, in batch order (32 bytes each), and the one
+    // signature (over the receipt itself for a batch of one, over the leaves' root otherwise:
+    // docs/protocol-0.1.md §6.3-6.4). A receipt's audit path is recomputed from the leaves
+    // (src/store/receipt_batches.ts), so nothing per receipt is written but its own row: a
+    // second insert per row cost as much as the row. The rows of one batch are the `seq`s from
+    // `first_seq` to `last_seq`: one transaction holds the write lock, so SQLite numbers them
+    // consecutively. A leaf without a row is a receipt the idempotency check turned away in the
+    // same commit (never sent). Rows of version 9 keep their `receipt_signatures`.
+    statements: [
+      `CREATE TABLE IF NOT EXISTS receipt_batches (
+        first_seq INTEGER PRIMARY KEY,
+        last_seq INTEGER NOT NULL,
+        leaves BLOB NOT NULL,
+        signature TEXT NOT NULL,
+        CHECK (last_seq >= first_seq AND length(leaves) > 0 AND length(leaves) % 32 = 0)
+      ) STRICT`,
+      ...appendOnly("receipt_batches"),
+    ],
+  },
 ];
 
 /** Applies every migration not yet recorded. Safe to call at every start. Returns the count. */

@@ -23,7 +23,7 @@ export { missingIndexProblem } from "./file_guard.ts";
 export { migrate } from "./migrations.ts";
 export {
   INTAKE_SIGNATURES_FROM,
-  SIGNATURE_COLUMNS,
+  signatureColumns,
   signatureJoin,
   type StoredSignature,
   storedSignatureOf,

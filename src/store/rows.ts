@@ -5,6 +5,7 @@
  * @module
  */
 import { sha256Hex } from "../bytes.ts";
+import { receiptSignatureInBatch } from "../signing/receipt.ts";
 
 /** Which protocol a submission arrived through. */
 export type Surface = "native" | "a2a";
@@ -96,11 +97,17 @@ export interface PendingRow {
   readonly keySince?: KeyCheckArgs;
   /** What the receipt's signature covers, to sign the row in the commit that stores it. */
   readonly signed: SignedFields;
-  /**
-   * The values of {@linkcode INSERT_SIGNATURE} after the row's `seq`, set by the commit once the batch is signed: the
-   * signature is stored in the row's own transaction, or not at all.
-   */
-  signature?: readonly (string | number | null)[];
+}
+
+/**
+ * What a commit stores for its batch besides the rows (schema version 11): the receipts' leaves
+ * and the one signature ({@linkcode INSERT_BATCH}), in the rows' own transaction or not at all.
+ */
+export interface BatchSignature {
+  /** The receipts' RFC 6962 leaf hashes, 32 bytes each, in batch order. */
+  readonly leaves: Uint8Array;
+  /** The batch's one signature (src/signing/receipt.ts `SignedBatch`). */
+  readonly signature: string;
 }
 
 /** The columns an insert writes, in the order of {@linkcode PendingRow.values}. */
@@ -151,62 +158,85 @@ export function keyCheckArgs(
 }
 
 /**
- * The stored receipt signature's columns, from `receipt_signatures` joined by its table name
- * ({@linkcode signatureJoin}; {@linkcode storedSignatureOf} maps them).
+ * A row's stored receipt signature, in either form: its own row of `receipt_signatures` (schema
+ * version 9), or the row of `receipt_batches` whose `seq` range holds it (version 11), both
+ * joined by {@linkcode signatureJoin}; {@linkcode storedSignatureOf} maps them. Without
+ * `batches` (a store older than version 11), the batch columns are null.
  */
-export const SIGNATURE_COLUMNS = "receipt_signatures.signature AS receipt_signature, " +
-  "receipt_signatures.batch_size AS receipt_batch_size, " +
-  "receipt_signatures.batch_index AS receipt_batch_index, " +
-  "receipt_signatures.batch_path AS receipt_batch_path";
+export function signatureColumns(alias: string, batches = true): string {
+  return "receipt_signatures.signature AS receipt_signature, " +
+    "receipt_signatures.batch_size AS receipt_batch_size, " +
+    "receipt_signatures.batch_index AS receipt_batch_index, " +
+    "receipt_signatures.batch_path AS receipt_batch_path, " +
+    `${alias}.seq AS signed_seq, ` +
+    (batches
+      ? "receipt_batches.first_seq AS batch_first_seq, receipt_batches.last_seq AS " +
+        "batch_last_seq, receipt_batches.leaves AS batch_leaves, receipt_batches.signature AS " +
+        "batch_signature"
+      : "NULL AS batch_first_seq, NULL AS batch_last_seq, NULL AS batch_leaves, " +
+        "NULL AS batch_signature");
+}
 
-/** Joins each submission (`alias`) to its stored receipt signature, if it has one. */
-export function signatureJoin(alias: string): string {
-  return `LEFT JOIN receipt_signatures ON receipt_signatures.seq = ${alias}.seq`;
+/** Joins each submission (`alias`) to its stored receipt signature, in either form. */
+export function signatureJoin(alias: string, batches = true): string {
+  return `LEFT JOIN receipt_signatures ON receipt_signatures.seq = ${alias}.seq` +
+    (batches
+      ? " LEFT JOIN receipt_batches ON receipt_batches.first_seq = (SELECT max(first_seq) " +
+        `FROM receipt_batches WHERE first_seq <= ${alias}.seq) AND ${alias}.seq <= ` +
+        "receipt_batches.last_seq"
+      : "");
 }
 
 /**
  * The first row with an idempotency key in its window ({@linkcode keyCheckArgs}), as a summary
  * with its stored receipt signature: a replay answers with the first receipt's own signature.
  */
-export const FIND_BY_IDEMPOTENCY_KEY = `SELECT ${SUMMARY_COLUMNS}, ${SIGNATURE_COLUMNS}
+export const FIND_BY_IDEMPOTENCY_KEY = `SELECT ${SUMMARY_COLUMNS}, ${
+  signatureColumns("submissions")
+}
   FROM submissions ${signatureJoin("submissions")}
   WHERE submissions.seq = (SELECT min(seq) FROM (${KEY_USED_SEQS}))`;
 
 /**
  * Where stored intake signatures are required (src/signing/log_audit.ts
  * `intakeSignaturesFrom`): `recorded`, the start migration 10 wrote, and `first_signed`, the
- * smallest `seq` with a stored signature; either may be null. Needs schema version 10.
+ * smallest `seq` with a stored signature in either form; either may be null. Needs schema
+ * version 11.
  */
 export const INTAKE_SIGNATURES_FROM = "SELECT (SELECT value FROM log_settings " +
   "WHERE name = 'intake_signatures_from') AS recorded, " +
-  "(SELECT MIN(seq) FROM receipt_signatures) AS first_signed";
+  "(SELECT MIN(seq) FROM (SELECT MIN(seq) AS seq FROM receipt_signatures " +
+  "UNION ALL SELECT MIN(first_seq) FROM receipt_batches)) AS first_signed";
 
 /**
- * Stores a receipt's signature (migration 9) in the transaction that inserted its row. `OR
- * IGNORE` only matters after tampering: a writer who deleted the newest row but not its
- * signature leaves a signature under the `seq` SQLite hands out again. The new row is stored
- * anyway (intake must not stop), its receipt carries its own signature, and the review tools
- * report the stale one as "does NOT verify" for that row. (Never `OR REPLACE`: see migrations.ts.)
+ * Stores a batch's signature ({@linkcode BatchSignature}) in the transaction that inserted its
+ * rows, `first_seq` to `last_seq`. Never `OR REPLACE` (see migrations.ts).
  */
-export const INSERT_SIGNATURE = "INSERT OR IGNORE INTO receipt_signatures " +
-  "(seq, signature, batch_size, batch_index, batch_path) VALUES (?, ?, ?, ?, ?)";
-
-/** The values of {@linkcode INSERT_SIGNATURE} after the row's `seq`. */
-export function signatureValues(stored: StoredSignature): (string | number | null)[] {
-  const batch = stored.batch;
-  return batch === undefined
-    ? [stored.signature, null, null, null]
-    : [stored.signature, batch.size, batch.index, JSON.stringify(batch.path)];
-}
+export const INSERT_BATCH =
+  "INSERT INTO receipt_batches (first_seq, last_seq, leaves, signature) VALUES (?, ?, ?, ?)";
 
 /**
- * The stored signature of a row read with {@linkcode SIGNATURE_COLUMNS}; undefined when it has
- * none. Stored values come back as stored; a malformed path is returned as it reads (a verifier
- * then reports that it does not verify).
+ * {@linkcode INSERT_BATCH} for the rows the statement just before it inserted (one multi-row
+ * insert, {@linkcode insertBatchSql}), without knowing their `seq`s: SQLite numbers the rows of
+ * one statement consecutively, `last_insert_rowid()` is the last one's and `changes()` counts
+ * them (neither counts rows written by triggers: sqlite.org/lang_corefunc.html#changes). When the
+ * key check skipped every row, nothing was acknowledged and no batch row is stored.
+ */
+export const INSERT_BATCH_AFTER_ROWS =
+  "INSERT INTO receipt_batches (first_seq, last_seq, leaves, signature) " +
+  "SELECT last_insert_rowid() - changes() + 1, last_insert_rowid(), ?, ? WHERE changes() > 0";
+
+/**
+ * The stored signature of a row read with {@linkcode signatureColumns} and the five signed
+ * members (`id`, `received_at`, `digest`, `size`, `kind`); undefined when it has none. A
+ * per-receipt signature comes back as stored (a malformed path as it reads: a verifier then
+ * reports that it does not verify). A batch's is rebuilt from its leaves for this row's receipt;
+ * when the row's receipt is not among them (the row changed since it was signed), it comes back
+ * with no place in the batch, so that it verifies nowhere.
  */
 export function storedSignatureOf(row: Record<string, unknown>): StoredSignature | undefined {
   const signature = row.receipt_signature;
-  if (signature === null || signature === undefined) return undefined;
+  if (signature === null || signature === undefined) return batchSignatureOf(row);
   if (row.receipt_batch_size === null || row.receipt_batch_size === undefined) {
     return { signature: String(signature) };
   }
@@ -226,16 +256,33 @@ export function storedSignatureOf(row: Record<string, unknown>): StoredSignature
   };
 }
 
-/**
- * The signatures of a remote batch ({@linkcode insertBatchSql}) as one statement of the same
- * transaction: each only where its row now exists, so a row the key check skipped gets none.
- */
-export function insertSignaturesSql(count: number): string {
-  const select = "SELECT seq, ?, ?, ?, ? FROM submissions WHERE id = ?";
-  // OR IGNORE as in INSERT_SIGNATURE.
-  return "INSERT OR IGNORE INTO receipt_signatures " +
-    "(seq, signature, batch_size, batch_index, batch_path) " +
-    Array.from({ length: count }, () => select).join(" UNION ALL ");
+/** {@linkcode storedSignatureOf} for a row whose batch holds its signature (version 11). */
+function batchSignatureOf(row: Record<string, unknown>): StoredSignature | undefined {
+  const signature = row.batch_signature;
+  if (signature === null || signature === undefined) return undefined;
+  const leaves = row.batch_leaves instanceof ArrayBuffer
+    ? new Uint8Array(row.batch_leaves)
+    : row.batch_leaves instanceof Uint8Array
+    ? row.batch_leaves
+    : new Uint8Array(0);
+  const batch = { leaves, signature: String(signature) };
+  const offset = Number(row.signed_seq) - Number(row.batch_first_seq);
+  const rows = Number(row.batch_last_seq) - Number(row.batch_first_seq) + 1;
+  // Receipts turned away in the same commit have leaves and no rows: a row's place is at least
+  // its offset among the rows, and at most that many places further.
+  const found = receiptSignatureInBatch(
+    {
+      id: String(row.id),
+      receivedAt: String(row.received_at),
+      digest: String(row.digest),
+      size: Number(row.size),
+      kind: String(row.kind),
+    },
+    batch,
+    offset,
+    offset + leaves.length / 32 - rows,
+  );
+  return found ?? { signature: batch.signature, batch: { size: 0, index: -1, path: [] } };
 }
 
 /** Inserts one row. */

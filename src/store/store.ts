@@ -24,12 +24,12 @@ import { Database } from "./database.ts";
 import { ConnectionStateError, DeadlineError, IndeterminateError, isBusy } from "./faults.ts";
 import { GroupCommitter } from "./group_commit.ts";
 import {
+  type BatchSignature,
   FIND_BY_IDEMPOTENCY_KEY,
   keyCheckArgs,
   type NewSubmission,
   type PendingRow,
   pendingRow,
-  signatureValues,
   type SignedFields,
   type StoredSignature,
   type SubmissionSummary,
@@ -48,12 +48,17 @@ export type {
 export { DEFAULT_DATABASE_TIMEOUT_MS } from "../defaults.ts";
 
 /**
- * Signs the receipts of rows committed together (`signReceipts` in src/signing/receipt.ts): one
- * signature per row, in order.
+ * Signs the receipts of rows committed together (`signReceipts` in src/signing/receipt.ts): each
+ * receipt's signature, in order, and the batch's leaves and one signature, which the commit
+ * stores beside the rows.
  */
-export type ReceiptSigner = (
-  receipts: readonly SignedFields[],
-) => Promise<readonly StoredSignature[]>;
+export type ReceiptSigner = (receipts: readonly SignedFields[]) => Promise<SignedReceipts>;
+
+/** What {@linkcode ReceiptSigner} gives (src/signing/receipt.ts `SignedBatch`). */
+export interface SignedReceipts extends BatchSignature {
+  /** What each receipt carries, in order. */
+  readonly receipts: readonly StoredSignature[];
+}
 
 /** How the store is made. */
 export interface StoreOptions {
@@ -174,29 +179,26 @@ export class SubmissionStore {
   /**
    * One commit of the group committer: the batch's receipts are signed first (one signature for
    * the batch, or the single form for a batch of one), then every row goes into one transaction
-   * with its signature. A signature made for a row that is then not stored (the key check skipped
-   * it, or the commit failed) is never stored nor sent: it dies with the call. `deadline` is the
-   * call's (src/store/group_commit.ts).
+   * with the batch's signature (its receipts' leaves and the signature, one row for the batch). A
+   * receipt whose row is then not stored (the key check skipped it, or the commit failed) is
+   * never sent: it dies with the call, and its leaf in a stored batch has no row. `deadline` is
+   * the call's (src/store/group_commit.ts).
    */
   async #signAndCommit(
     rows: readonly PendingRow[],
     deadline: number,
   ): Promise<(Appended | undefined)[]> {
     const sign = this.#signReceipts;
-    let signatures: readonly StoredSignature[] | undefined;
+    let signed: SignedReceipts | undefined;
     try {
-      signatures = sign === undefined ? undefined : await sign(rows.map((row) => row.signed));
+      signed = sign === undefined ? undefined : await sign(rows.map((row) => row.signed));
     } catch (error) {
       throw new SigningFailure(error);
     }
-    // Set on the rows themselves (they belong to this store's queue): no copy of each row. A
-    // batch retried row by row is signed again, each row alone, so each keeps its own.
-    if (signatures !== undefined) {
-      for (let i = 0; i < rows.length; i++) rows[i].signature = signatureValues(signatures[i]);
-    }
-    const inserted = await this.database.connection.commit(rows, deadline);
+    // A batch retried row by row is signed again, each row alone, so each keeps its own.
+    const inserted = await this.database.connection.commit(rows, deadline, signed);
     return inserted.map((stored, i) =>
-      !stored ? undefined : signatures === undefined ? {} : { signature: signatures[i] }
+      !stored ? undefined : signed === undefined ? {} : { signature: signed.receipts[i] }
     );
   }
 

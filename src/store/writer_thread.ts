@@ -13,12 +13,17 @@
  * @module
  */
 import { IndeterminateError } from "./faults.ts";
-import type { PendingRow } from "./rows.ts";
+import type { BatchSignature, PendingRow } from "./rows.ts";
 
 /** Messages to the worker. */
 export type WriterRequest =
   | { readonly type: "open"; readonly url: string; readonly walLimitBytes?: number }
-  | { readonly type: "commit"; readonly id: number; readonly rows: readonly PendingRow[] }
+  | {
+    readonly type: "commit";
+    readonly id: number;
+    readonly rows: readonly PendingRow[];
+    readonly batch?: BatchSignature;
+  }
   | { readonly type: "close" };
 
 /** Messages from the worker. */
@@ -105,12 +110,19 @@ export class WriterThread {
     return new WriterThread(worker);
   }
 
-  /** Commits `rows` in one transaction on the writer thread; resolves once it is durable. */
-  commit(rows: readonly PendingRow[]): Promise<boolean[]> {
+  /**
+   * Commits `rows` and their batch's signature in one transaction on the writer thread; resolves
+   * once it is durable.
+   */
+  commit(rows: readonly PendingRow[], batch?: BatchSignature): Promise<boolean[]> {
     const id = this.#next++;
+    // Only what the commit stores crosses the thread (not the receipts' proofs).
+    const stored = batch && { leaves: batch.leaves, signature: batch.signature };
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ type: "commit", id, rows } satisfies WriterRequest);
+      this.#worker.postMessage(
+        { type: "commit", id, rows, batch: stored } satisfies WriterRequest,
+      );
     });
   }
 

@@ -37,7 +37,11 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
       }
     } else if (request.type === "commit") {
       try {
-        reply({ type: "done", id: request.id, inserted: await connection!.commit(request.rows) });
+        reply({
+          type: "done",
+          id: request.id,
+          inserted: await connection!.commit(request.rows, request.batch),
+        });
       } catch (error) {
         reply({ type: "done", id: request.id, error: errorCode(error) });
       }

@@ -145,8 +145,8 @@ Deno.test("IntakeSignatures: single and batch forms verify under the key, nothin
     size,
     kind: "unstructured",
   }));
-  const batch = await signReceipts(key, receipts);
-  const [single] = await signReceipts(key, [receipts[0]]);
+  const batch = (await signReceipts(key, receipts)).receipts;
+  const [single] = (await signReceipts(key, [receipts[0]])).receipts;
   const check = new IntakeSignatures([key.publicKey]);
   for (let i = 0; i < receipts.length; i++) assert(await check.verifies(receipts[i], batch[i]));
   assert(await check.verifies(receipts[0], single));
@@ -190,11 +190,14 @@ Deno.test("IntakeSignatures.verifiesAll(): whole batches by their root, the rest
   });
   const first = [1, 2, 3, 4, 5, 6, 7].map(receipt);
   const second = [8, 9, 10].map(receipt);
-  const [single] = await signReceipts(key, [receipt(11)]);
+  const [single] = (await signReceipts(key, [receipt(11)])).receipts;
   const rows = [
-    ...(await signReceipts(key, first)).map((stored, i) => ({ fields: first[i], stored })),
+    ...(await signReceipts(key, first)).receipts.map((stored, i) => ({ fields: first[i], stored })),
     { fields: receipt(11), stored: single },
-    ...(await signReceipts(key, second)).map((stored, i) => ({ fields: second[i], stored })),
+    ...(await signReceipts(key, second)).receipts.map((stored, i) => ({
+      fields: second[i],
+      stored,
+    })),
   ];
   const check = new IntakeSignatures([key.publicKey]);
   assertEquals(await check.verifiesAll(rows), rows.map(() => true));

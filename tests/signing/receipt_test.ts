@@ -172,11 +172,11 @@ Deno.test("receipt and checkpoint signatures cannot stand in for each other", as
 Deno.test("signReceipts() signs one receipt in the single form and several with one batch signature", async () => {
   const { signReceipts } = await import("../../src/signing/receipt.ts");
   const key = await signingKeyFromSeed(new Uint8Array(32).fill(7));
-  const [alone] = await signReceipts(key, [RECEIPT]);
+  const [alone] = (await signReceipts(key, [RECEIPT])).receipts;
   assertEquals(alone.batch, undefined);
   assert(await verifyReceipt(key.publicKey, RECEIPT, alone.signature));
   const receipts = Array.from({ length: 7 }, (_, i) => ({ ...RECEIPT, size: i }));
-  const signed = await signReceipts(key, receipts);
+  const signed = (await signReceipts(key, receipts)).receipts;
   assertEquals(new Set(signed.map((s) => s.signature)).size, 1);
   for (const [i, { signature, batch }] of signed.entries()) {
     assertEquals(batch?.index, i);

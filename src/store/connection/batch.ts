@@ -5,27 +5,30 @@
  * @module
  */
 import type { Client } from "@libsql/client";
-import { BEFORE_DEADLINE, insertBatch, insertSignaturesSql, type PendingRow } from "../rows.ts";
+import {
+  type BatchSignature,
+  BEFORE_DEADLINE,
+  INSERT_BATCH_AFTER_ROWS,
+  insertBatch,
+  type PendingRow,
+} from "../rows.ts";
 
 /**
- * The rows in one multi-row `INSERT … RETURNING` (`RETURNING` names the rows inserted), their
- * receipt signatures in a second statement of the same write transaction, each only where its
- * row now exists, and last the deadline guard ({@linkcode BEFORE_DEADLINE}): a Hrana batch, sent
- * as one pipeline request, that commits all of it before `deadline` by the database's clock or
- * nothing at all.
+ * The rows in one multi-row `INSERT … RETURNING` (`RETURNING` names the rows inserted), the
+ * batch's signature right after it in the same write transaction, for exactly the rows it
+ * inserted ({@linkcode INSERT_BATCH_AFTER_ROWS}), and last the deadline guard
+ * ({@linkcode BEFORE_DEADLINE}): a Hrana batch, sent as one pipeline request, that commits all of
+ * it before `deadline` by the database's clock or nothing at all.
  */
 export async function commitStatements(
   client: Client,
   rows: readonly PendingRow[],
   deadline: number,
+  batch?: BatchSignature,
 ): Promise<boolean[]> {
   const statements = [insertBatch(rows)];
-  const signed = rows.filter((row) => row.signature !== undefined);
-  if (signed.length > 0) {
-    statements.push({
-      sql: insertSignaturesSql(signed.length),
-      args: signed.flatMap((row) => [...row.signature!, row.id]),
-    });
+  if (batch !== undefined) {
+    statements.push({ sql: INSERT_BATCH_AFTER_ROWS, args: [batch.leaves, batch.signature] });
   }
   if (Number.isFinite(deadline)) statements.push({ sql: BEFORE_DEADLINE, args: [deadline] });
   const [result] = await client.batch(statements, "write");

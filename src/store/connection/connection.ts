@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { PendingRow } from "../rows.ts";
+import type { BatchSignature, PendingRow } from "../rows.ts";
 
 /** The arguments of a read: positional, or named (`:name`). */
 export type ReadArgs =
@@ -27,12 +27,17 @@ export interface Connection {
    */
   read(sql: string, args: ReadArgs): Promise<Record<string, unknown>[]>;
   /**
-   * Inserts `rows` and the receipt signatures they carry in one durable transaction; resolves
-   * with, per row, whether it was inserted (`false`: its idempotency key was already used in its
-   * window). `deadline` is the call's (src/store/group_commit.ts): a kind that can be reached
-   * late (a remote database) stores nothing when the call arrives after it.
+   * Inserts `rows` and, when some were inserted, the batch's signature in one durable
+   * transaction; resolves with, per row, whether it was inserted (`false`: its idempotency key
+   * was already used in its window). `deadline` is the call's (src/store/group_commit.ts): a
+   * kind that can be reached late (a remote database) stores nothing when the call arrives after
+   * it.
    */
-  commit(rows: readonly PendingRow[], deadline: number): Promise<readonly boolean[]>;
+  commit(
+    rows: readonly PendingRow[],
+    deadline: number,
+    batch?: BatchSignature,
+  ): Promise<readonly boolean[]>;
   /** Drops the connection of a read past its deadline (remote databases). */
   readonly abandonRead?: () => void;
   /** Drops the connection of a commit past its deadline (remote databases). */

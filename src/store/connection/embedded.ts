@@ -29,8 +29,8 @@ export async function embeddedConnection(config: DatabaseConfig): Promise<Connec
   return {
     read: (sql, args) => connection.all(sql, args),
     commit: thread !== undefined
-      ? (rows) => thread.commit(rows)
-      : (rows) => connection.commit(rows),
+      ? (rows, _deadline, batch) => thread.commit(rows, batch)
+      : (rows, _deadline, batch) => connection.commit(rows, batch),
     file: fileOf(config.url),
     close: async () => {
       await thread?.close();

@@ -14,7 +14,7 @@ export function memoryConnection(client: Client): Connection {
   return {
     read: async (sql, args) =>
       (await client.execute({ sql, args })).rows as unknown as Record<string, unknown>[],
-    commit: (rows, deadline) => commitStatements(client, rows, deadline),
+    commit: (rows, deadline, batch) => commitStatements(client, rows, deadline, batch),
     close: () => Promise.resolve(),
   };
 }

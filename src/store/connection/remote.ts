@@ -8,7 +8,7 @@
  */
 import type { DatabaseConfig } from "../client.ts";
 import { IndeterminateError } from "../faults.ts";
-import type { PendingRow } from "../rows.ts";
+import type { BatchSignature, PendingRow } from "../rows.ts";
 import { RemoteConnection } from "../remote.ts";
 import { commitStatements } from "./batch.ts";
 import type { Connection } from "./connection.ts";
@@ -20,7 +20,7 @@ export async function remoteConnection(config: DatabaseConfig): Promise<Connecti
   return {
     read: async (sql, args) =>
       (await reader.client.execute({ sql, args })).rows as unknown as Record<string, unknown>[],
-    commit: (rows, deadline) => commitRemote(writer, rows, deadline),
+    commit: (rows, deadline, batch) => commitRemote(writer, rows, deadline, batch),
     abandonRead: () => reader.drop(),
     abandonCommit: () => writer.drop(),
     close: () => {
@@ -42,10 +42,11 @@ async function commitRemote(
   connection: RemoteConnection,
   rows: readonly PendingRow[],
   deadline: number,
+  batch: BatchSignature | undefined,
 ): Promise<boolean[]> {
   const before = connection.lastSend;
   try {
-    return await commitStatements(connection.client, rows, deadline);
+    return await commitStatements(connection.client, rows, deadline, batch);
   } catch (error) {
     const sent = connection.lastSend;
     const nothingApplied = sent === before || sent.connectFailed ||
