@@ -6,8 +6,8 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { startSqld } from "../support/sqld.ts";
-import { newSubmission } from "../support/rows.ts";
-import { signingKeyFromSeed, signReceipts } from "../../src/signing/mod.ts";
+import { newSubmission, storedSignatures } from "../support/rows.ts";
+import { signingKeyFromSeed, signReceipts, verifyReceipt } from "../../src/signing/mod.ts";
 import type { DatabaseConfig } from "../../src/store/client.ts";
 import { Database } from "../../src/store/database.ts";
 import { type ReceiptSigner, SubmissionStore } from "../../src/store/store.ts";
@@ -44,10 +44,16 @@ Deno.test("every kind of connection commits the store's signed rows, reads them 
         assertEquals(store.database.connection.file, file, label);
         await appendThree(store, label);
         assertEquals(batches, store.counters.commits, `${label}: one signing per commit`);
-        const [{ n }] = await store.statements.run(
-          "SELECT count(*) AS n FROM receipt_signatures r JOIN submissions s ON s.seq = r.seq",
-        );
-        assertEquals(Number(n), 3, `${label}: each row stored with its signature`);
+        const [{ n }] = await store.statements.run("SELECT count(*) AS n FROM receipt_batches");
+        assertEquals(Number(n), store.counters.commits, `${label}: one signature row per commit`);
+        const stored = await storedSignatures((sql) => store.statements.run(sql, {}));
+        assertEquals(stored.size, 3, `${label}: each row stored with its signature`);
+        for (const { fields, stored: signature } of stored.values()) {
+          assert(
+            await verifyReceipt(key.publicKey, fields, signature.signature, signature.batch),
+            `${label}: ${fields.id}'s stored signature verifies`,
+          );
+        }
       } finally {
         await store.close();
       }
@@ -64,7 +70,7 @@ Deno.test("a store made without a signer stores its rows unsigned, on a database
   try {
     const appended = await store.append(newSubmission("unsigned"));
     assertEquals(appended, {});
-    const [{ n }] = await database.statements.run("SELECT count(*) AS n FROM receipt_signatures");
+    const [{ n }] = await database.statements.run("SELECT count(*) AS n FROM receipt_batches");
     assertEquals(Number(n), 0);
   } finally {
     await store.close();

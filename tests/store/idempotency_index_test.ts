@@ -20,8 +20,8 @@ import {
   type NewSubmission,
 } from "../../src/store/rows.ts";
 import { SubmissionStore } from "../../src/store/store.ts";
-import { newSubmission } from "../support/rows.ts";
-import { signingKeyFromSeed, signReceipts } from "../../src/signing/mod.ts";
+import { newSubmission, storedSignatures } from "../support/rows.ts";
+import { signingKeyFromSeed, signReceipts, verifyReceipt } from "../../src/signing/mod.ts";
 
 const SINCE = new Date(0).toISOString();
 
@@ -182,7 +182,7 @@ Deno.test("a remote store (sqld) checks keys with the same hash in its one-state
   }
 });
 
-Deno.test("a row the key check skips inside a commit gets no stored signature (embedded and sqld)", async () => {
+Deno.test("a row the key check skips inside a commit gets no stored signature, and the row beside it keeps the one it was sent (embedded and sqld)", async () => {
   const key = await signingKeyFromSeed(new Uint8Array(32).fill(9));
   const sqld = await startSqld();
   const database = await tempDatabase();
@@ -204,10 +204,21 @@ Deno.test("a row the key check skips inside a commit gets no stored signature (e
         assert(other !== false && other.signature !== undefined, url);
         const client = createClient({ url });
         try {
-          const rows = (await client.execute(
-            "SELECT s.id FROM receipt_signatures r JOIN submissions s ON s.seq = r.seq ORDER BY s.id",
-          )).rows.map((row) => String(row.id));
-          assertEquals(rows, ["s1", "s3"], url);
+          const stored = await storedSignatures(async (sql) =>
+            (await client.execute(sql)).rows as unknown as Record<string, unknown>[]
+          );
+          assertEquals([...stored.keys()], ["s1", "s3"], url);
+          // The skipped receipt keeps its leaf in the stored batch; the row beside it gets back
+          // exactly the signature and proof it was answered with.
+          assertEquals(stored.get("s1")!.stored, first.signature, url);
+          assertEquals(stored.get("s3")!.stored, other.signature, url);
+          assertEquals(other.signature?.batch?.size, 2, url);
+          for (const { fields, stored: signature } of stored.values()) {
+            assert(
+              await verifyReceipt(key.publicKey, fields, signature.signature, signature.batch),
+              url,
+            );
+          }
         } finally {
           client.close();
         }

@@ -4,7 +4,14 @@
  *
  * @module
  */
-import type { NewSubmission } from "../../src/store/rows.ts";
+import {
+  type NewSubmission,
+  signatureColumns,
+  signatureJoin,
+  type SignedFields,
+  type StoredSignature,
+  storedSignatureOf,
+} from "../../src/store/rows.ts";
 
 /** A submission `id`; `overrides` replace any field (the idempotency key, the source hash, …). */
 export function newSubmission(id: string, overrides: Partial<NewSubmission> = {}): NewSubmission {
@@ -20,4 +27,31 @@ export function newSubmission(id: string, overrides: Partial<NewSubmission> = {}
     sourceHash: "source",
     ...overrides,
   };
+}
+
+/**
+ * Every row's stored receipt signature by receipt id, in either stored form, as the store and the
+ * review tools read it (`storedSignatureOf`); rows without one are absent.
+ */
+export async function storedSignatures(
+  read: (sql: string) => Promise<readonly Record<string, unknown>[]>,
+): Promise<Map<string, { fields: SignedFields; stored: StoredSignature }>> {
+  const rows = await read(
+    `SELECT s.id, s.received_at, s.digest, s.size, s.kind, ${signatureColumns("s")} ` +
+      `FROM submissions s ${signatureJoin("s")} ORDER BY s.seq`,
+  );
+  const found = new Map<string, { fields: SignedFields; stored: StoredSignature }>();
+  for (const row of rows) {
+    const stored = storedSignatureOf(row);
+    if (stored === undefined) continue;
+    const fields = {
+      id: String(row.id),
+      receivedAt: String(row.received_at),
+      digest: String(row.digest),
+      size: Number(row.size),
+      kind: row.kind as SignedFields["kind"],
+    };
+    found.set(fields.id, { fields, stored });
+  }
+  return found;
 }
