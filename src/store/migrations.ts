@@ -319,15 +319,20 @@ export const MIGRATIONS: readonly Migration[] = [
     // second insert per row cost as much as the row. The rows of one batch are the `seq`s from
     // `first_seq` to `last_seq`: one transaction holds the write lock, so SQLite numbers them
     // consecutively. A leaf without a row is a receipt the idempotency check turned away in the
-    // same commit (never sent). Rows of version 9 keep their `receipt_signatures`.
+    // same commit (never sent). Rows of version 9 keep their `receipt_signatures`. A row's
+    // batch is the newest one whose range holds it: when a database writer deleted the newest
+    // rows, SQLite hands their `seq`s out again, and the batch of the rows stored under them
+    // then comes after the stale one.
     statements: [
       `CREATE TABLE IF NOT EXISTS receipt_batches (
-        first_seq INTEGER PRIMARY KEY,
+        seq INTEGER PRIMARY KEY,
+        first_seq INTEGER NOT NULL,
         last_seq INTEGER NOT NULL,
         leaves BLOB NOT NULL,
         signature TEXT NOT NULL,
         CHECK (last_seq >= first_seq AND length(leaves) > 0 AND length(leaves) % 32 = 0)
       ) STRICT`,
+      "CREATE INDEX IF NOT EXISTS receipt_batches_first_seq ON receipt_batches (first_seq)",
       ...appendOnly("receipt_batches"),
     ],
   },

@@ -177,13 +177,16 @@ export function signatureColumns(alias: string, batches = true): string {
         "NULL AS batch_signature");
 }
 
-/** Joins each submission (`alias`) to its stored receipt signature, in either form. */
+/**
+ * Joins each submission (`alias`) to its stored receipt signature, in either form: for a batch,
+ * the newest batch that starts at or before the row, if its range reaches the row (migration 11).
+ */
 export function signatureJoin(alias: string, batches = true): string {
   return `LEFT JOIN receipt_signatures ON receipt_signatures.seq = ${alias}.seq` +
     (batches
-      ? " LEFT JOIN receipt_batches ON receipt_batches.first_seq = (SELECT max(first_seq) " +
-        `FROM receipt_batches WHERE first_seq <= ${alias}.seq) AND ${alias}.seq <= ` +
-        "receipt_batches.last_seq"
+      ? " LEFT JOIN receipt_batches ON receipt_batches.seq = (SELECT seq FROM receipt_batches " +
+        `WHERE first_seq <= ${alias}.seq ORDER BY first_seq DESC, seq DESC LIMIT 1) AND ` +
+        `${alias}.seq <= receipt_batches.last_seq`
       : "");
 }
 

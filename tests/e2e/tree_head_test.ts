@@ -711,11 +711,12 @@ Deno.test("a fork: rows and their heads replaced by a writer are never signed ag
     assertStrictEquals(Math.max(...await checkpointSizes(database.url)), 6);
     // The writer drops the triggers, deletes rows 4 to 6, their signatures and every head over
     // them, and inserts three rows of its own.
-    for (const table of ["submissions", "checkpoints", "receipt_signatures"]) {
+    for (const table of ["submissions", "checkpoints", "receipt_signatures", "receipt_batches"]) {
       await query(database.url, `DROP TRIGGER IF EXISTS ${table}_no_delete`);
     }
     await query(database.url, "DELETE FROM checkpoints WHERE tree_size > 3");
     await query(database.url, "DELETE FROM receipt_signatures WHERE seq > 3");
+    await query(database.url, "DELETE FROM receipt_batches WHERE last_seq > 3");
     await query(database.url, "DELETE FROM submissions WHERE seq > 3");
     for (const n of [4, 5, 6]) {
       const bytes = encoder.encode(`other ${n}`);
