@@ -5,9 +5,10 @@
  * real console over HTTP, a database upgraded from version 8, and a real sqld.
  */
 import { createClient } from "@libsql/client";
-import { verifyReceipt } from "../../src/signing/receipt.ts";
+import { signReceipts, verifyReceipt } from "../../src/signing/receipt.ts";
+import { hex } from "../../src/bytes.ts";
 import { signatureColumns, signatureJoin, storedSignatureOf } from "../../src/store/mod.ts";
-import { encodeSeed, generateSeed } from "../../src/signing/key.ts";
+import { encodeSeed, generateSeed, signingKeyFromSeed } from "../../src/signing/key.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../../tests/support/assert.ts";
 import { serveBeacon } from "../../tests/support/serve.ts";
 import { rawSql as raw, review, startConsole } from "./support.ts";
@@ -339,5 +340,73 @@ Deno.test("a seq handed out again after a writer deleted the newest row: intake 
     assertMatch(show.stdout, /verifies against the published key/);
   } finally {
     await served.close();
+  }
+});
+
+Deno.test("a store written at version 10 (a signature row per receipt) upgraded to 11 verifies whole: old rows by their own, new rows by their batch", async () => {
+  const directory = await Deno.makeTempDir({ prefix: "beacon-test-" });
+  const url = `file:${directory}/beacon.db`;
+  const seed = generateSeed();
+  const key = await signingKeyFromSeed(seed);
+  try {
+    // As version 10 stored them: each receipt's own signature and proof in `receipt_signatures`.
+    const client = createClient({ url });
+    try {
+      await migrateTo(client, 10);
+      const receipts = [1, 2, 3].map((n) => {
+        const content = new TextEncoder().encode(`stored by version 10, number ${n}`);
+        return { n, content, id: `AZversion10receipt${n}`.padEnd(30, "x") };
+      });
+      const fields = await Promise.all(receipts.map(async ({ content, id }) => ({
+        id,
+        receivedAt: "2026-01-01T00:00:00.000Z",
+        digest: "sha256:" + hex(new Uint8Array(await crypto.subtle.digest("SHA-256", content))),
+        size: content.length,
+        kind: "unstructured" as const,
+      })));
+      const signed = (await signReceipts(key, fields)).receipts;
+      for (const [i, { n, content }] of receipts.entries()) {
+        await client.execute({
+          sql: "INSERT INTO submissions (seq, id, context_id, received_at, surface, kind, " +
+            "content_type, content, size, digest, source_hash) VALUES (?, ?, 'ctx', ?, " +
+            "'native', 'unstructured', 'text/plain; charset=utf-8', ?, ?, ?, 'src')",
+          args: [n, fields[i].id, fields[i].receivedAt, content, fields[i].size, fields[i].digest],
+        });
+        const batch = signed[i].batch!;
+        await client.execute({
+          sql: "INSERT INTO receipt_signatures (seq, signature, batch_size, batch_index, " +
+            "batch_path) VALUES (?, ?, ?, ?, ?)",
+          args: [n, signed[i].signature, batch.size, batch.index, JSON.stringify(batch.path)],
+        });
+      }
+    } finally {
+      client.close();
+    }
+    const served = await serveBeacon({ signingKey: encodeSeed(seed), database: { url } });
+    let receipts: Record<string, unknown>[];
+    try {
+      receipts = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => submit(served.url, `after the upgrade ${i}`)),
+      );
+    } finally {
+      await served.close(); // its final head covers all 15 rows
+    }
+    const reader = createClient({ url });
+    try {
+      const query = async (sql: string, args: (string | number)[] = []) =>
+        (await reader.execute({ sql, args })).rows as unknown as Record<string, unknown>[];
+      assertEquals((await query("SELECT count(*) AS n FROM receipt_signatures"))[0].n, 3);
+      for (const receipt of receipts) {
+        assertEquals(await stored(query, String(receipt.id)), signatureOf(receipt));
+      }
+    } finally {
+      reader.close();
+    }
+    const run = await review(url, ["verify", "--trust", key.publicKey]);
+    assertEquals(run.code, 0, run.stdout + run.stderr);
+    assertMatch(run.stdout, /checked 15 submissions/);
+    assert(!/PROBLEM/.test(run.stdout), run.stdout);
+  } finally {
+    await Deno.remove(directory, { recursive: true }).catch(() => {});
   }
 });
