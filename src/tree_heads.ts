@@ -60,7 +60,13 @@ import {
 } from "./signing/checkpoint.ts";
 import type { SigningKey } from "./signing/key.ts";
 import type { SignedReceiptFields } from "./signing/receipt.ts";
-import { consistencyProof, IntakeSignatures, intakeSignaturesFrom } from "./signing/log_audit.ts";
+import {
+  consistencyProof,
+  IntakeSignatures,
+  intakeSignaturesFrom,
+  type LogRow,
+  LogWalk,
+} from "./signing/log_audit.ts";
 import { leafHash, MERKLE_CHUNK, MerkleLog, submissionLeafData } from "./signing/merkle.ts";
 import {
   INTAKE_SIGNATURES_FROM,
@@ -176,8 +182,8 @@ export class TreeHeadSigner {
   #withheld = 0;
   /** Receipts this process committed and has not covered yet, by id (`acknowledged`). */
   readonly #acknowledged = new Map<string, SignedReceiptFields>();
-  /** Roots recorded in checkpoints for sizes the tree has not reached yet. */
-  readonly #expected = new Map<number, Set<string>>();
+  /** The walk over the rows (src/signing/log_audit.ts), with the roots recorded in checkpoints for sizes the tree has not reached yet. */
+  readonly #walk = new LogWalk(this.#tree);
   /** The last checkpoint `seq` read, so each is read once. */
   #checkpointsRead = 0;
   /** The largest size a head of this key covers, as far as this process knows. */
@@ -320,7 +326,7 @@ export class TreeHeadSigner {
       // so the rows read next reach its size unless rows were removed.
       await this.#readCheckpoints();
       await this.#readRows();
-      const short = [...this.#expected.keys()].find((size) => size > this.#tree.size);
+      const short = this.#walk.unreached()[0]?.treeSize;
       if (short !== undefined) {
         throw new TreeHeadRefused(
           `a checkpoint covers ${short} submissions but only ${this.#tree.size} exist`,
@@ -376,7 +382,7 @@ export class TreeHeadSigner {
       const size = head.treeSize;
       this.#signedSize = Math.max(this.#signedSize, size);
       if (size > this.#tree.size) {
-        this.#expected.set(size, (this.#expected.get(size) ?? new Set()).add(head.rootHash));
+        this.#walk.expect(head);
         continue;
       }
       // A head at or below the tree's size (another instance signed it after this one read
@@ -402,32 +408,26 @@ export class TreeHeadSigner {
       for (let at = 0; at < rows.length; at++) {
         const row = rows[at];
         const seq = Number(row.seq);
-        if (seq !== this.#tree.size + 1) {
-          throw new TreeHeadRefused(`submission ${this.#tree.size + 1} is missing`);
+        const { findings, leaf } = this.#walk.check(
+          { seq, id: row.id, receivedAt: row.received_at, digest: row.digest } as LogRow,
+          acknowledged[at],
+        );
+        // The first finding stops the signing: no head is signed over it.
+        const finding = findings[0];
+        if (finding?.kind === "missing") {
+          throw new TreeHeadRefused(`submission ${finding.from} is missing`);
         }
-        const id = String(row.id);
-        const receivedAt = String(row.received_at);
-        const digest = String(row.digest);
-        let leaf: Uint8Array;
-        try {
-          leaf = submissionLeafData({ seq, id, receivedAt, digest });
-        } catch {
+        if (finding?.kind === "unencodable") {
           throw new TreeHeadRefused(`submission ${seq} cannot be encoded as a leaf`);
         }
-        if (!acknowledged[at]) {
+        if (finding?.kind === "unacknowledged") {
           if (this.#withheld !== seq) {
             this.#withheld = seq;
-            this.#options.onIgnored?.(new TreeHeadWithheld(seq, id));
+            this.#options.onIgnored?.(new TreeHeadWithheld(seq, String(row.id)));
           }
           return;
         }
-        this.#tree.append(leafHash(leaf));
-        const expected = this.#expected.get(seq);
-        if (expected !== undefined) {
-          this.#expected.delete(seq);
-          const root = hex(this.#tree.root());
-          for (const rootHash of expected) if (rootHash !== root) this.#mismatch(undefined, seq);
-        }
+        if (this.#walk.append(seq, leaf!).mismatched.length > 0) this.#mismatch(undefined, seq);
       }
       if (rows.length < PAGE_ROWS) return;
       await yieldToEventLoop();

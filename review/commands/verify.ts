@@ -34,14 +34,15 @@ import {
   IntakeSignatures,
   intakeSignaturesFrom,
   leafHash,
+  LogWalk,
   MerkleAccumulator,
   parseSigningKey,
+  type RowFinding,
   sha256Digest,
   signCheckpoint,
   SIGNING_KEY_SECRET,
   type SigningKey,
   signingKeyFromSeed,
-  submissionLeafData,
   verifyCheckpoint,
   verifyRedaction,
 } from "../../src/signing/mod.ts";
@@ -201,6 +202,163 @@ function describe(checkpoint: CheckpointRow): string {
     `${safeText(checkpoint.createdAt)})`;
 }
 
+/** How a run reports: `say` a line, or count and print a `PROBLEM` line. */
+interface Report {
+  readonly say: (text: string) => Promise<void>;
+  readonly problem: (text: string) => Promise<void>;
+}
+
+/**
+ * Checks every recorded checkpoint's signature and key, and has the walk expect its root (and
+ * every `--root`) at its size.
+ */
+async function expectCheckpoints(
+  recorded: readonly CheckpointRow[],
+  external: readonly Expectation[],
+  trust: { keys: ReadonlySet<string>; source: string },
+  walk: LogWalk<Expectation>,
+  report: Report,
+): Promise<void> {
+  for (const checkpoint of recorded) {
+    const fields = {
+      treeSize: checkpoint.treeSize,
+      rootHash: checkpoint.rootHash,
+      createdAt: checkpoint.createdAt,
+    };
+    if (!await verifyCheckpoint(checkpoint.publicKey, fields, checkpoint.signature)) {
+      await report.problem(`${describe(checkpoint)}: the signature does not verify`);
+    } else if (!trust.keys.has(checkpoint.publicKey)) {
+      await report.problem(
+        `${describe(checkpoint)}: signed by ${safeText(checkpoint.publicKey)}, not a key ` +
+          `trusted by ${trust.source}`,
+      );
+    }
+    walk.expect({ ...checkpoint, label: describe(checkpoint), external: false });
+  }
+  external.forEach((root) => walk.expect(root));
+}
+
+/** What the walk over the rows counted. */
+interface RowTally {
+  digestMismatches: number;
+  redacted: string[];
+  matched: number;
+  externalMatched: number;
+}
+
+/**
+ * Every row in order through the log walk (src/signing/log_audit.ts, shared with the server's
+ * head signer, which stops at the first finding where this reports them all), plus what only a
+ * reader of the content can check: digests, sizes and redaction records.
+ */
+async function walkRows(
+  database: ReviewDatabase,
+  trust: { keys: ReadonlySet<string>; source: string },
+  walk: LogWalk<Expectation>,
+  report: Report,
+): Promise<RowTally> {
+  const tally: RowTally = { digestMismatches: 0, redacted: [], matched: 0, externalMatched: 0 };
+  const compared = async (due: { matched: Expectation[]; mismatched: Expectation[] }) => {
+    for (const expectation of due.mismatched) {
+      await report.problem(
+        `${expectation.label}: recorded root ${safeText(expectation.rootHash)} but the ` +
+          `first ${walk.size} submissions now give ${hex(walk.root())}`,
+      );
+    }
+    for (const expectation of due.matched) {
+      if (expectation.external) tally.externalMatched++;
+      else tally.matched++;
+    }
+  };
+  await compared(walk.compareNow()); // tree size 0
+  const intakeFrom = await intakeSignaturesStart(database);
+  const intake = new IntakeSignatures(trust.keys);
+  for await (const page of submissionPages(database.client, database.schema, {})) {
+    for (const row of page) {
+      const where = `row ${row.seq} (receipt ${safeText(row.id)})`;
+      // A head vouches only for rows the Beacon acknowledged: each carries the intake signature
+      // stored in its own transaction.
+      const acknowledged = trust.keys.size === 0 || row.seq < intakeFrom ||
+        await intake.verifies(signedFieldsOf(row), row.receiptSignature ?? undefined);
+      const { findings, leaf } = walk.check(row, acknowledged);
+      for (const finding of findings) {
+        await report.problem(rowProblem(finding, where, row, trust.source));
+      }
+      await checkContent(row, where, trust.keys, tally, report);
+      // A row that cannot be a leaf still takes its place, so later roots are compared as far as
+      // they can be.
+      const placeholder = () =>
+        leafHash(new TextEncoder().encode(`${row.seq} ${row.id} ${row.receivedAt} ${row.digest}`));
+      await compared(walk.append(row.seq, leaf ?? placeholder()));
+    }
+  }
+  for (const expectation of walk.unreached()) {
+    await report.problem(
+      `${expectation.label}: covers ${expectation.treeSize} submissions but only ` +
+        `${walk.size} exist (rows removed?)`,
+    );
+  }
+  return tally;
+}
+
+/** The `PROBLEM` text of a finding of the log walk. */
+function rowProblem(
+  finding: RowFinding,
+  where: string,
+  row: SubmissionRow,
+  trustSource: string,
+): string {
+  switch (finding.kind) {
+    case "missing":
+      return finding.from === finding.to
+        ? `row ${finding.from} is missing (deleted?)`
+        : `rows ${finding.from} to ${finding.to} are missing (deleted?)`;
+    case "unencodable":
+      return `${where}: its columns cannot be encoded as a leaf (unpaired surrogate)`;
+    case "unacknowledged":
+      return `${where}: ` +
+        (row.receiptSignature === null
+          ? "no intake signature is stored (the Beacon did not acknowledge this row: " +
+            "inserted by a database writer?)"
+          : `its stored intake signature does not verify under a key trusted by ` +
+            `${trustSource} (the Beacon did not acknowledge this row as it is: inserted ` +
+            "or changed by a database writer?)");
+  }
+}
+
+/** The content checks of one row: its redaction record, or its digest and size. */
+async function checkContent(
+  row: SubmissionRow,
+  where: string,
+  trusted: ReadonlySet<string>,
+  tally: RowTally,
+  report: Report,
+): Promise<void> {
+  if (row.redaction !== null) {
+    const flaw = await redactionFlaw(row, row.redaction, trusted);
+    if (flaw !== undefined) await report.problem(`${where}: redaction record ${flaw}`);
+  }
+  if (row.redaction !== null && row.content.length === 0) {
+    tally.redacted.push(
+      `${where}: content redacted ${safeText(row.redaction.createdAt)} by ` +
+        `${safeText(row.redaction.by)}; digest and size kept as received`,
+    );
+    return;
+  }
+  const actual = sha256Digest(row.content);
+  if (actual !== row.digest) {
+    tally.digestMismatches++;
+    await report.problem(
+      `${where}: stored digest ${safeText(row.digest)} but the content hashes to ${actual}`,
+    );
+  }
+  if (row.size !== row.content.length) {
+    await report.problem(
+      `${where}: stored size ${row.size} but ${row.content.length} bytes are stored`,
+    );
+  }
+}
+
 /**
  * Runs `verify`.
  *
@@ -220,17 +378,19 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
   try {
     const trust = await trustedKeys(values, configured, database);
     const width = widthFrom(values, context.terminalColumns);
-    const say = (text: string) =>
-      context.stdout.line(
-        safeBlock(text, new Findings(), { width, continuation: "    ", defang: false }).join("\n"),
-      );
     let problems = 0;
-    const problem = async (text: string) => {
-      problems++;
-      // One line per problem, never wrapped, so `grep PROBLEM` finds each one whole.
-      await context.stdout.line("PROBLEM: " + text);
+    const report: Report = {
+      say: (text) =>
+        context.stdout.line(
+          safeBlock(text, new Findings(), { width, continuation: "    ", defang: false })
+            .join("\n"),
+        ),
+      problem: async (text) => {
+        problems++;
+        // One line per problem, never wrapped, so `grep PROBLEM` finds each one whole.
+        await context.stdout.line("PROBLEM: " + text);
+      },
     };
-
     // Checkpoints: signatures first, then roots as the tree grows past each size.
     const recorded = await checkpoints(database.client, database.schema);
     if (trust.keys.size === 0 && (recorded.length > 0 || await hasRedactions(database))) {
@@ -240,194 +400,104 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
           "--trust PUBLIC_KEY is given)",
       );
     }
-    const pending = new Map<number, Expectation[]>();
-    const expect = (expectation: Expectation) =>
-      pending.set(expectation.treeSize, [
-        ...(pending.get(expectation.treeSize) ?? []),
-        expectation,
-      ]);
-    for (const checkpoint of recorded) {
-      const fields = {
-        treeSize: checkpoint.treeSize,
-        rootHash: checkpoint.rootHash,
-        createdAt: checkpoint.createdAt,
-      };
-      if (!await verifyCheckpoint(checkpoint.publicKey, fields, checkpoint.signature)) {
-        await problem(`${describe(checkpoint)}: the signature does not verify`);
-      } else if (!trust.keys.has(checkpoint.publicKey)) {
-        await problem(
-          `${describe(checkpoint)}: signed by ${safeText(checkpoint.publicKey)}, not a key ` +
-            `trusted by ${trust.source}`,
-        );
-      }
-      expect({ ...checkpoint, label: describe(checkpoint), external: false });
-    }
-    external.forEach(expect);
-    const tree = new MerkleAccumulator();
-    let matched = 0;
-    let externalMatched = 0;
-    const compareAt = async () => {
-      const due = pending.get(tree.size);
-      if (due === undefined) return;
-      pending.delete(tree.size);
-      const root = hex(await tree.root());
-      for (const expectation of due) {
-        if (expectation.rootHash !== root) {
-          await problem(
-            `${expectation.label}: recorded root ${safeText(expectation.rootHash)} but the ` +
-              `first ${tree.size} submissions now give ${root}`,
-          );
-        } else if (expectation.external) externalMatched++;
-        else matched++;
-      }
-    };
-    await compareAt(); // tree size 0
-
-    // Every row, in order.
-    const intakeFrom = await intakeSignaturesStart(database);
-    const intake = new IntakeSignatures(trust.keys);
-    let expected = 1;
-    let digestMismatches = 0;
-    const redacted: string[] = [];
-    for await (const page of submissionPages(database.client, database.schema, {})) {
-      for (const row of page) {
-        const where = `row ${row.seq} (receipt ${safeText(row.id)})`;
-        if (row.seq !== expected) {
-          await problem(
-            row.seq - expected === 1
-              ? `row ${expected} is missing (deleted?)`
-              : `rows ${expected} to ${row.seq - 1} are missing (deleted?)`,
-          );
-        }
-        expected = row.seq + 1;
-        // A head vouches only for rows the Beacon acknowledged: each carries the intake
-        // signature stored in its own transaction.
-        if (
-          trust.keys.size > 0 && row.seq >= intakeFrom &&
-          !await intake.verifies(signedFieldsOf(row), row.receiptSignature ?? undefined)
-        ) {
-          await problem(
-            `${where}: ` +
-              (row.receiptSignature === null
-                ? "no intake signature is stored (the Beacon did not acknowledge this row: " +
-                  "inserted by a database writer?)"
-                : `its stored intake signature does not verify under a key trusted by ` +
-                  `${trust.source} (the Beacon did not acknowledge this row as it is: inserted ` +
-                  "or changed by a database writer?)"),
-          );
-        }
-        if (row.redaction !== null) {
-          const flaw = await redactionFlaw(row, row.redaction, trust.keys);
-          if (flaw !== undefined) await problem(`${where}: redaction record ${flaw}`);
-        }
-        if (row.redaction !== null && row.content.length === 0) {
-          redacted.push(
-            `${where}: content redacted ${safeText(row.redaction.createdAt)} by ` +
-              `${safeText(row.redaction.by)}; digest and size kept as received`,
-          );
-        } else {
-          const actual = sha256Digest(row.content);
-          if (actual !== row.digest) {
-            digestMismatches++;
-            await problem(
-              `${where}: stored digest ${safeText(row.digest)} but the content hashes to ${actual}`,
-            );
-          }
-          if (row.size !== row.content.length) {
-            await problem(
-              `${where}: stored size ${row.size} but ${row.content.length} bytes are stored`,
-            );
-          }
-        }
-        let leafData: Uint8Array;
-        try {
-          leafData = submissionLeafData(row);
-        } catch {
-          await problem(`${where}: its columns cannot be encoded as a leaf (unpaired surrogate)`);
-          leafData = new TextEncoder().encode(
-            `${row.seq} ${row.id} ${row.receivedAt} ${row.digest}`,
-          );
-        }
-        await tree.append(await leafHash(leafData));
-        await compareAt();
-      }
-    }
-    for (const due of pending.values()) {
-      for (const expectation of due) {
-        await problem(
-          `${expectation.label}: covers ${expectation.treeSize} submissions but only ` +
-            `${tree.size} exist (rows removed?)`,
-        );
-      }
-    }
-
-    const root = hex(await tree.root());
-    await say(
-      `checked ${tree.size} submission${tree.size === 1 ? "" : "s"} ` +
-        `(${digestMismatches} digest mismatch${digestMismatches === 1 ? "" : "es"}, ` +
-        `${redacted.length} redacted) and ` +
+    const walk = new LogWalk<Expectation>(new MerkleAccumulator());
+    await expectCheckpoints(recorded, external, trust, walk, report);
+    const tally = await walkRows(database, trust, walk, report);
+    const root = hex(walk.root());
+    await report.say(
+      `checked ${walk.size} submission${walk.size === 1 ? "" : "s"} ` +
+        `(${tally.digestMismatches} digest mismatch${tally.digestMismatches === 1 ? "" : "es"}, ` +
+        `${tally.redacted.length} redacted) and ` +
         `${recorded.length} checkpoint${recorded.length === 1 ? "" : "s"} ` +
-        `(${matched} root${matched === 1 ? "" : "s"} matched)`,
+        `(${tally.matched} root${tally.matched === 1 ? "" : "s"} matched)`,
     );
-    for (const line of redacted) await say("redacted: " + line);
+    for (const line of tally.redacted) await report.say("redacted: " + line);
     if (external.length > 0) {
-      await say(`${externalMatched} of ${external.length} roots given with --root matched`);
+      await report.say(
+        `${tally.externalMatched} of ${external.length} roots given with --root matched`,
+      );
     }
-    await say(`tree size ${tree.size}, root ${root}`);
+    await report.say(`tree size ${walk.size}, root ${root}`);
     if (problems > 0) {
-      await say(
+      await report.say(
         `${problems} problem${problems === 1 ? "" : "s"} found` +
           (key === undefined ? "" : "; no checkpoint appended (it would vouch for them)"),
       );
       return 1;
     }
-    const latest = recorded.at(-1);
-    const covered = Math.max(latest?.treeSize ?? 0, ...external.map((root) => root.treeSize));
-    if (key === undefined) {
-      if (tree.size > 0 && recorded.length === 0 && external.length === 0) {
-        await say(
-          "FAILED: no checkpoint and no --root covers these submissions, so nothing shows they " +
-            "were not changed; the server signs one at a graceful stop and every " +
-            "BEACON_CHECKPOINT_INTERVAL (unless it is off), or the holder of the signing key " +
-            "runs verify with BEACON_SIGNING_KEY",
-        );
-        return 1;
-      }
-      await say(
-        "no problems found" +
-          (tree.size > covered
-            ? `; ${tree.size - covered} submission${
-              tree.size - covered === 1 ? "" : "s"
-            } after the latest checkpoint not yet covered (no checkpoint appended: ` +
-              (values["no-checkpoint"] === true
-                ? "--no-checkpoint)"
-                : "BEACON_SIGNING_KEY is not given)")
-            : ""),
-      );
-      return 0;
-    }
-    if (latest !== undefined && latest.treeSize === tree.size) {
-      await say(
-        `no problems found; no checkpoint appended: the log has not grown since checkpoint ` +
-          `${latest.seq}`,
-      );
-      return 0;
-    }
-    const head = {
-      treeSize: tree.size,
-      rootHash: root,
-      createdAt: new Date(context.now()).toISOString(),
-    };
-    const signature = await signCheckpoint(key, head);
-    const seq = await appendCheckpoint(database.client, head, signature, key.publicKey);
-    await say(
-      `no problems found; appended checkpoint ${seq} (tree size ${head.treeSize}, ` +
-        `${head.createdAt})`,
-    );
-    await say(`signed by key ${key.publicKey}`);
-    await say(`(fingerprint ${key.fingerprint})`);
-    return 0;
+    return await conclude(context, database, values, key, {
+      size: walk.size,
+      root,
+      latest: recorded.at(-1),
+      covered: Math.max(recorded.at(-1)?.treeSize ?? 0, ...external.map((r) => r.treeSize)),
+      anyRecord: recorded.length > 0 || external.length > 0,
+    }, report);
   } finally {
     await database.close();
   }
+}
+
+/**
+ * The end of a run without problems: says what is not yet covered, or (with the key) appends a
+ * checkpoint over the log as verified.
+ */
+async function conclude(
+  context: Context,
+  database: ReviewDatabase,
+  values: OptionValues,
+  key: SigningKey | undefined,
+  log: {
+    size: number;
+    root: string;
+    latest: CheckpointRow | undefined;
+    covered: number;
+    anyRecord: boolean;
+  },
+  report: Report,
+): Promise<number> {
+  const { size, root, latest, covered } = log;
+  if (key === undefined) {
+    if (size > 0 && !log.anyRecord) {
+      await report.say(
+        "FAILED: no checkpoint and no --root covers these submissions, so nothing shows they " +
+          "were not changed; the server signs one at a graceful stop and every " +
+          "BEACON_CHECKPOINT_INTERVAL (unless it is off), or the holder of the signing key " +
+          "runs verify with BEACON_SIGNING_KEY",
+      );
+      return 1;
+    }
+    await report.say(
+      "no problems found" +
+        (size > covered
+          ? `; ${size - covered} submission${
+            size - covered === 1 ? "" : "s"
+          } after the latest checkpoint not yet covered (no checkpoint appended: ` +
+            (values["no-checkpoint"] === true
+              ? "--no-checkpoint)"
+              : "BEACON_SIGNING_KEY is not given)")
+          : ""),
+    );
+    return 0;
+  }
+  if (latest !== undefined && latest.treeSize === size) {
+    await report.say(
+      `no problems found; no checkpoint appended: the log has not grown since checkpoint ` +
+        `${latest.seq}`,
+    );
+    return 0;
+  }
+  const head = {
+    treeSize: size,
+    rootHash: root,
+    createdAt: new Date(context.now()).toISOString(),
+  };
+  const signature = await signCheckpoint(key, head);
+  const seq = await appendCheckpoint(database.client, head, signature, key.publicKey);
+  await report.say(
+    `no problems found; appended checkpoint ${seq} (tree size ${head.treeSize}, ` +
+      `${head.createdAt})`,
+  );
+  await report.say(`signed by key ${key.publicKey}`);
+  await report.say(`(fingerprint ${key.fingerprint})`);
+  return 0;
 }

@@ -24,9 +24,9 @@
  *
  * @module
  */
-import { base64url } from "../bytes.ts";
+import { base64url, hex } from "../bytes.ts";
 import { verifyBytes } from "./ed25519.ts";
-import { leafHash, nodeHash, treeRoot } from "./merkle.ts";
+import { leafHash, nodeHash, submissionLeafData, treeRoot } from "./merkle.ts";
 import {
   canonicalBatchBytes,
   canonicalReceiptBytes,
@@ -326,4 +326,139 @@ function isPowerOfTwo(n: number): boolean {
 
 function equal(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
+
+/** A submission row as the log walk reads it: the members its leaf is made of. */
+export interface LogRow {
+  readonly seq: number;
+  readonly id: string;
+  readonly receivedAt: string;
+  readonly digest: string;
+}
+
+/** Something wrong with a row, found by {@linkcode LogWalk.check}. */
+export type RowFinding =
+  /** Rows `from` to `to` are missing before this one (deleted: SQLite numbers rows one past the largest). */
+  | { readonly kind: "missing"; readonly from: number; readonly to: number }
+  /** Its columns cannot be a leaf (a member not a string, or an unpaired surrogate). */
+  | { readonly kind: "unencodable" }
+  /** The Beacon did not acknowledge it as it reads: no stored intake signature verifies. */
+  | { readonly kind: "unacknowledged" };
+
+/** A root some record says the log has at `treeSize` leaves (a head, or one kept elsewhere). */
+export interface RootRecord {
+  readonly treeSize: number;
+  readonly rootHash: string;
+}
+
+/** A tree the walk appends leaves to: a {@linkcode MerkleLog} or a `MerkleAccumulator`. */
+interface GrowingTree {
+  readonly size: number;
+  append(leaf: Uint8Array): void;
+  root(): Uint8Array;
+}
+
+/**
+ * The walk over the submission log that its signer (src/tree_heads.ts) and `review verify` share:
+ * rows in `seq` order, each checked ({@linkcode check}: no rows missing before it, a leaf its
+ * columns can make, acknowledged by the Beacon), then appended to the tree
+ * ({@linkcode append}), where every recorded root due at the new size is compared (RFC 9162
+ * §2.1.4: a later tree extends every earlier head). The signer stops at the first finding and
+ * signs nothing over it; the verifier reports every one.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { LogWalk } from "./log_audit.ts";
+ * import { MerkleAccumulator } from "./merkle.ts";
+ *
+ * const walk = new LogWalk(new MerkleAccumulator());
+ * walk.expect({ treeSize: 1, rootHash: "00".repeat(32) });
+ * const row = { seq: 2, id: "a", receivedAt: "2025-06-01T00:00:00.000Z", digest: "sha256:00" };
+ * const { findings, leaf } = walk.check(row, true);
+ * assert.deepEqual(findings, [{ kind: "missing", from: 1, to: 1 }]);
+ * assert.equal(walk.append(row.seq, leaf!).mismatched.length, 1);
+ * ```
+ */
+export class LogWalk<R extends RootRecord = RootRecord> {
+  readonly #tree: GrowingTree;
+  readonly #expected = new Map<number, R[]>();
+  /** The `seq` of the last row appended. */
+  #lastSeq: number;
+
+  /** @param tree The tree to grow; the walk continues from its size (rows 1 to size). */
+  constructor(tree: GrowingTree) {
+    this.#tree = tree;
+    this.#lastSeq = tree.size;
+  }
+
+  /** Leaves appended so far. */
+  get size(): number {
+    return this.#tree.size;
+  }
+
+  /** The root over the leaves appended so far. */
+  root(): Uint8Array {
+    return this.#tree.root();
+  }
+
+  /** Expects `record.rootHash` once the tree reaches `record.treeSize` (checked at {@linkcode append}). */
+  expect(record: R): void {
+    const due = this.#expected.get(record.treeSize);
+    if (due === undefined) this.#expected.set(record.treeSize, [record]);
+    else due.push(record);
+  }
+
+  /** The records of sizes the tree has not reached: they cover rows that do not exist. */
+  unreached(): R[] {
+    return [...this.#expected.values()].flat();
+  }
+
+  /**
+   * What is wrong with the next row, and its leaf hash (undefined when its columns cannot make
+   * one). Changes nothing: a row not appended is checked again next time.
+   *
+   * @param row The next row in `seq` order.
+   * @param acknowledged Whether its stored intake signature verifies (or is not required).
+   */
+  check(row: LogRow, acknowledged: boolean): { findings: RowFinding[]; leaf?: Uint8Array } {
+    const findings: RowFinding[] = [];
+    if (row.seq !== this.#lastSeq + 1) {
+      findings.push({ kind: "missing", from: this.#lastSeq + 1, to: row.seq - 1 });
+    }
+    let leaf: Uint8Array | undefined;
+    try {
+      leaf = leafHash(submissionLeafData(row));
+    } catch {
+      findings.push({ kind: "unencodable" });
+    }
+    if (!acknowledged) findings.push({ kind: "unacknowledged" });
+    return { findings, leaf };
+  }
+
+  /**
+   * Appends row `seq`'s leaf, and compares every record due at the new size with the new root.
+   *
+   * @returns The records due now, split by whether the root matches.
+   */
+  append(seq: number, leaf: Uint8Array): { matched: R[]; mismatched: R[] } {
+    this.#tree.append(leaf);
+    this.#lastSeq = seq;
+    return this.compareNow();
+  }
+
+  /**
+   * Compares the records due at the current size (at the start: the empty tree's, or those a
+   * caller expects at a size already reached), and forgets them.
+   */
+  compareNow(): { matched: R[]; mismatched: R[] } {
+    const due = this.#expected.get(this.#tree.size);
+    const matched: R[] = [];
+    const mismatched: R[] = [];
+    if (due === undefined) return { matched, mismatched };
+    this.#expected.delete(this.#tree.size);
+    const root = hex(this.#tree.root());
+    for (const record of due) (record.rootHash === root ? matched : mismatched).push(record);
+    return { matched, mismatched };
+  }
 }

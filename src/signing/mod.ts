@@ -69,6 +69,10 @@ export {
   consistencyProof,
   IntakeSignatures,
   intakeSignaturesFrom,
+  type LogRow,
+  LogWalk,
+  type RootRecord,
+  type RowFinding,
   type SubtreeHash,
   verifyConsistency,
 } from "./log_audit.ts";
