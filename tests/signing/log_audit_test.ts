@@ -7,16 +7,20 @@ import {
   consistencyProof,
   IntakeSignatures,
   intakeSignaturesFrom,
+  LogWalk,
   verifyConsistency,
 } from "../../src/signing/log_audit.ts";
 import {
   ChunkChanged,
   leafHash,
   MERKLE_CHUNK,
+  MerkleAccumulator,
   MerkleLog,
   nodeHash,
+  submissionLeafData,
   treeRoot,
 } from "../../src/signing/merkle.ts";
+import { hex } from "../../src/bytes.ts";
 import { signingKeyFromSeed } from "../../src/signing/key.ts";
 import { signReceipts } from "../../src/signing/receipt.ts";
 import { assert, assertEquals, assertRejects } from "../support/assert.ts";
@@ -222,4 +226,38 @@ Deno.test("IntakeSignatures.verifiesAll(): whole batches by their root, the rest
     await new IntakeSignatures([other.publicKey]).verifiesAll(rows),
     rows.map(() => false),
   );
+});
+
+Deno.test("LogWalk: gaps, unencodable and unacknowledged rows are found, and each recorded root is compared at its size", () => {
+  const row = (seq: number, id = `r${seq}`) => ({
+    seq,
+    id,
+    receivedAt: "2026-01-01T00:00:00.000Z",
+    digest: "sha256:00",
+  });
+  const leafOf = (seq: number) => leafHash(submissionLeafData(row(seq)));
+  const walk = new LogWalk(new MerkleAccumulator());
+  const rootOf = (seqs: number[]) => hex(treeRoot(seqs.map(leafOf)));
+  walk.expect({ treeSize: 0, rootHash: hex(treeRoot([])) });
+  walk.expect({ treeSize: 2, rootHash: rootOf([1, 3]) });
+  walk.expect({ treeSize: 2, rootHash: "00".repeat(32) });
+  walk.expect({ treeSize: 9, rootHash: "00".repeat(32) });
+  assertEquals(walk.compareNow().matched.length, 1);
+
+  const first = walk.check(row(1), true);
+  assertEquals(first.findings, []);
+  assertEquals(walk.append(1, first.leaf!), { matched: [], mismatched: [] });
+  // Row 2 is gone; row 3 was not acknowledged.
+  const third = walk.check(row(3), false);
+  assertEquals(third.findings, [{ kind: "missing", from: 2, to: 2 }, { kind: "unacknowledged" }]);
+  // Checking changes nothing: a signer that stops here sees the same findings next time.
+  assertEquals(walk.check(row(3), false).findings, third.findings);
+  const due = walk.append(3, third.leaf!);
+  assertEquals(due.matched.map((r) => r.rootHash), [rootOf([1, 3])]);
+  assertEquals(due.mismatched.map((r) => r.rootHash), ["00".repeat(32)]);
+  const odd = walk.check({ ...row(4), id: "\ud800" }, true);
+  assertEquals(odd.findings, [{ kind: "unencodable" }]);
+  assertEquals(odd.leaf, undefined);
+  assertEquals(walk.unreached().map((r) => r.treeSize), [9]);
+  assertEquals(walk.size, 2);
 });
