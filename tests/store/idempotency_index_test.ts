@@ -15,6 +15,7 @@ import { migrateTo } from "../support/migrations.ts";
 import {
   FIND_BY_IDEMPOTENCY_KEY,
   idempotencyHash,
+  INSERT_BATCH_JSON,
   INSERT_ROW_UNLESS_KEY_USED,
   keyCheckArgs,
   type NewSubmission,
@@ -134,10 +135,12 @@ Deno.test("the key checks search the two partial indexes, never the whole table"
   const values = Array.from({ length: 14 }, () => null);
   for (
     // The insert names the row's own values in its key check, then the window start.
-    const [sql, params] of [[INSERT_ROW_UNLESS_KEY_USED, [...values, SINCE]], [
-      FIND_BY_IDEMPOTENCY_KEY,
-      [...args],
-    ]] as const
+    const [sql, params] of [
+      [INSERT_ROW_UNLESS_KEY_USED, [...values, SINCE]],
+      [FIND_BY_IDEMPOTENCY_KEY, [...args]],
+      // The remote batch: the same two probes for each element of its JSON array.
+      [INSERT_BATCH_JSON, ["[]"]],
+    ] as const
   ) {
     const plan = query(database.path, "EXPLAIN QUERY PLAN " + sql, [...params])
       .map((row) => String(row.detail)).join("\n");

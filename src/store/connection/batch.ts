@@ -4,17 +4,18 @@
  *
  * @module
  */
-import type { Client } from "@libsql/client";
+import type { Client, InStatement } from "@libsql/client";
 import {
   type BatchSignature,
   BEFORE_DEADLINE,
   INSERT_BATCH_AFTER_ROWS,
-  insertBatch,
+  INSERT_BATCH_JSON,
+  insertBatchJson,
   type PendingRow,
 } from "../rows.ts";
 
 /**
- * The rows in one multi-row `INSERT … RETURNING` (`RETURNING` names the rows inserted), the
+ * The rows in one `INSERT … RETURNING` over a JSON array (`RETURNING` names the rows inserted), the
  * batch's signature right after it in the same write transaction, for exactly the rows it
  * inserted ({@linkcode INSERT_BATCH_AFTER_ROWS}), and last the deadline guard
  * ({@linkcode BEFORE_DEADLINE}): a Hrana batch, sent as one pipeline request, that commits all of
@@ -26,7 +27,7 @@ export async function commitStatements(
   deadline: number,
   batch?: BatchSignature,
 ): Promise<boolean[]> {
-  const statements = [insertBatch(rows)];
+  const statements: InStatement[] = [{ sql: INSERT_BATCH_JSON, args: [insertBatchJson(rows)] }];
   if (batch !== undefined) {
     statements.push({ sql: INSERT_BATCH_AFTER_ROWS, args: [batch.leaves, batch.signature] });
   }
