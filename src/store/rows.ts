@@ -324,16 +324,19 @@ const member = (place: number) => `r.value ->> ${place}`;
  * remote databases, where one round trip per commit matters more than preparing once: the
  * database parses a constant statement and one string per commit, not a statement of 25
  * `SELECT`s with as many bound values per row. Each element is {@linkcode INSERT_COLUMNS}'s
- * values in order, the content in hex (`unhex`: JSON has no bytes), then the key check's
- * window start (null without one: `received_at >= NULL` is never true, so nothing is skipped).
- * The key check is {@linkcode KEY_USED_SEQS} on the element's own members. `json_each` walks the
- * array in order, so the rows get consecutive `seq`s in batch order; `RETURNING` names the rows
+ * values in order, then the key check's window start (null without one: `received_at >= NULL` is
+ * never true, so nothing is skipped), then how the content is spelled, as JSON has no bytes:
+ * `0` for its text, when it is UTF-8 without NUL (the content of every submission the Beacon
+ * accepts; the text's UTF-8 is then exactly those bytes, `CAST … AS BLOB`), `1` for hex.
+ * The key check is {@linkcode KEY_USED_SEQS} on the element's own members. Rows are inserted in
+ * array order, so they get consecutive `seq`s in batch order; `RETURNING` names the rows
  * inserted.
  */
 export const INSERT_BATCH_JSON = `INSERT INTO submissions (${INSERT_COLUMNS})
   SELECT ${member(0)}, ${member(1)}, ${member(2)}, ${member(3)}, ${member(4)}, ${member(5)},
-    unhex(${member(6)}), ${member(7)}, ${member(8)}, ${member(9)}, ${member(10)}, ${member(11)},
-    ${member(12)}, ${member(13)}
+    CASE ${member(15)} WHEN 0 THEN CAST(${member(6)} AS BLOB) ELSE unhex(${member(6)}) END,
+    ${member(7)}, ${member(8)}, ${member(9)}, ${member(10)}, ${member(11)}, ${member(12)},
+    ${member(13)}
   FROM json_each(?) AS r
   WHERE NOT EXISTS (SELECT seq FROM submissions
       WHERE idempotency_hash = ${member(13)} AND source_hash = ${member(9)}
@@ -344,12 +347,26 @@ export const INSERT_BATCH_JSON = `INSERT INTO submissions (${INSERT_COLUMNS})
   ORDER BY r.key
   RETURNING id`;
 
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The content of an element of {@linkcode INSERT_BATCH_JSON} and how it is spelled. */
+function contentMember(content: Uint8Array): [string, 0 | 1] {
+  try {
+    const text = strictUtf8.decode(content);
+    if (!text.includes("\0")) return [text, 0];
+  } catch {
+    // not UTF-8: hex
+  }
+  return [hex(content), 1];
+}
+
 /** The argument of {@linkcode INSERT_BATCH_JSON} for `rows`. */
 export function insertBatchJson(rows: readonly PendingRow[]): string {
   const elements = rows.map((row) => {
     const values: unknown[] = row.values.slice();
-    values[6] = hex(row.values[6] as Uint8Array);
-    values.push(row.keySince?.[3] ?? null);
+    const [content, spelling] = contentMember(row.values[6] as Uint8Array);
+    values[6] = content;
+    values.push(row.keySince?.[3] ?? null, spelling);
     return values;
   });
   return JSON.stringify(elements);

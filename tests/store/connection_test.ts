@@ -76,3 +76,38 @@ Deno.test("a store made without a signer stores its rows unsigned, on a database
     await store.close();
   }
 });
+
+Deno.test("a batch sent as JSON (memory and sqld) stores every content byte for byte: UTF-8, NUL, not UTF-8, a BOM", async () => {
+  const sqld = await startSqld();
+  try {
+    const contents = [
+      new TextEncoder().encode("plain text, ümlaut, emoji 🛰️, \u2028 line separator"),
+      new Uint8Array([0x61, 0x00, 0x62]),
+      new Uint8Array([0xff, 0xfe, 0x41]),
+      new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0x69]),
+      new TextEncoder().encode('"quotes" and \\ backslashes \n and a tab \t'),
+    ];
+    for (const url of [":memory:", sqld.url]) {
+      const store = await SubmissionStore.open({ url });
+      try {
+        const appended = await Promise.all(
+          contents.map((content, i) => store.append(newSubmission(`bytes-${i}`, { content }))),
+        );
+        for (const one of appended) assert(one !== false, url);
+        const rows = await store.statements.run(
+          "SELECT id, content FROM submissions ORDER BY seq",
+          {},
+        );
+        assertEquals(
+          rows.map((row) => new Uint8Array(row.content as ArrayBuffer)),
+          contents,
+          url,
+        );
+      } finally {
+        await store.close();
+      }
+    }
+  } finally {
+    await sqld.close();
+  }
+});
