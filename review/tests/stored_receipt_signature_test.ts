@@ -8,7 +8,7 @@ import { createClient } from "@libsql/client";
 import { verifyReceipt } from "../../src/signing/receipt.ts";
 import { encodeSeed, generateSeed } from "../../src/signing/key.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../../tests/support/assert.ts";
-import { serveBeacon } from "../../tests/support/serve.ts";
+import { serveBeacon } from "../../tests/support/in_process.ts";
 import { rawSql as raw, review, startConsole } from "./support.ts";
 import { migrateTo } from "../../tests/support/migrations.ts";
 import { startSqld } from "../../tests/support/sqld.ts";

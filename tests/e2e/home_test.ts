@@ -4,7 +4,7 @@
  * carries, whose links all resolve on the same server, that shows nothing anyone submitted.
  */
 import { assert, assertStrictEquals } from "../support/assert.ts";
-import { serveBeacon } from "../support/serve.ts";
+import { serveBeacon } from "../support/in_process.ts";
 import { assertHardened } from "../support/headers.ts";
 
 Deno.test("GET / is a small HTML page linking the documents, through the same door", async () => {

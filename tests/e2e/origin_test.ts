@@ -5,7 +5,7 @@
  * real server (`src/adapter/deno/server.ts`) over raw TCP, and in-process for the embedding API.
  */
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
-import { rawExchange } from "../support/serve.ts";
+import { rawExchange } from "../support/in_process.ts";
 import { startServer } from "../support/server.ts";
 import { createBeacon } from "../../src/beacon.ts";
 import { configFromEnvironment, publicUrlFact } from "../../src/start/config.ts";
