@@ -1,5 +1,5 @@
 /**
- * `GET /` (issue 20): a person who opens the Beacon's address learns what it is and where the
+ * `GET /`: a person who opens the Beacon's address learns what it is and where the
  * documents are. Through the real HTTP server: an HTML page with the strict headers every answer
  * carries, whose links all resolve on the same server, that shows nothing anyone submitted.
  */

@@ -1,5 +1,5 @@
 /**
- * The public origin (issue 10, finding 5): without `BEACON_PUBLIC_URL` it comes from a valid
+ * The public origin (docs/threat-model.md §6.19): without `BEACON_PUBLIC_URL` it comes from a valid
  * `Host` header and the listener's scheme, never from an absolute-form request target or a
  * forwarding header; an invalid `Host` is `400 invalid_host` and is reflected nowhere. Through the
  * real server (`src/adapter/deno/server.ts`) over raw TCP, and in-process for the embedding API.
