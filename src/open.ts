@@ -3,7 +3,7 @@
  * the client, migrations, the connection that commits), the secrets kept in it (the source salt,
  * the receipt-signing key, this start's identity stamp), the store made with its receipt signer,
  * the guard on an embedded database's file, the tree-head signer and its schedule, the intake,
- * and the handler composed on them (src/handler.ts). {@linkcode createBeacon} (src/beacon.ts)
+ * and the handler composed on them (src/handler.ts). `createBeacon` (src/beacon.ts)
  * runs it in the background, and again on the next request after a failure.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * The options of {@linkcode createBeacon} with every default applied (the values are in
+ * The options of `createBeacon` (src/beacon.ts) with every default applied (the values are in
  * src/defaults.ts), resolved once when the Beacon is created: the one place that says what an
  * option left out means.
  *
