@@ -21,6 +21,15 @@ export const DEFAULT_RATE_LIMIT = "10/1m";
 /** Per-source budget for reading receipts. */
 export const DEFAULT_STATUS_RATE_LIMIT = "120/1m";
 
+/** Where the rate limiters keep their state: this process only. */
+export const DEFAULT_RATE_LIMIT_STORE = "memory";
+
+/** Reverse proxies in front whose forwarding headers are trusted: none. */
+export const DEFAULT_TRUSTED_PROXIES = 0;
+
+/** The forwarding header the trusted proxies write. */
+export const DEFAULT_TRUSTED_PROXY_HEADER = "x-forwarded-for";
+
 /**
  * How long idempotency keys are remembered: 1 hour (docs/threat-model.md §6.21, and the option's
  * documentation in src/types.ts).

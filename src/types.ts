@@ -69,7 +69,7 @@ export interface BeaconOptions {
   /**
    * How often a signed tree head (a checkpoint over every submission, src/tree_heads.ts) is
    * signed while the log grows, in milliseconds; one is also signed at start when the log grew and
-   * at `close()`. `"off"`: the Beacon signs none (Workers). Default 5 minutes.
+   * at `close()`. `"off"`: the Beacon signs none (Workers). Default 2000 (two seconds).
    */
   checkpointIntervalMs?: number | "off";
   /** Clock in epoch milliseconds (tests pass a fake one). Default `Date.now`. */

@@ -68,10 +68,12 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "routes.ts",
     "tree_heads.ts",
   ],
-  "beacon.ts": [
-    ...["defaults.ts", "documents.ts", "handler.ts", "intake", "limits", "middleware", "native"],
+  "options.ts": ["defaults.ts", "limits", "types.ts"],
+  "open.ts": [
+    ...["documents.ts", "handler.ts", "intake", "limits", "middleware", "native", "options.ts"],
     ...["signing", "store", "tree_heads.ts", "types.ts"],
   ],
+  "beacon.ts": ["middleware", "open.ts", "options.ts", "types.ts"],
   start: ["beacon.ts", "bytes.ts", "defaults.ts", "limits", "signing", "store", "types.ts"],
   adapter: ["defaults.ts", "http", "log", "middleware", "start", "store", "types.ts"],
   cli: ["a2a", "defaults.ts", "message", "native", "routes.ts", "signing", "start", "store"],

@@ -17,7 +17,7 @@ import {
   signingKeyFromSeed,
 } from "../../src/signing/key.ts";
 import { assert, assertEquals, assertStrictEquals } from "../../tests/support/assert.ts";
-import { serveBeacon } from "../../tests/support/serve.ts";
+import { serveBeacon } from "../../tests/support/in_process.ts";
 import { RECORD_CSP_VIOLATIONS, review, startConsole } from "./support.ts";
 import { sendMessageRequest } from "../../tests/support/requests.ts";
 

@@ -9,7 +9,7 @@ import {
   assertMatch,
   assertStrictEquals,
 } from "../../tests/support/assert.ts";
-import { rawExchange, serveBeacon } from "../../tests/support/serve.ts";
+import { rawExchange, serveBeacon } from "../../tests/support/in_process.ts";
 import { consoleCsrf, review, startConsole } from "./support.ts";
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +

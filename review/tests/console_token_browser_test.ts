@@ -9,7 +9,7 @@
  */
 import { chromium } from "playwright-core";
 import { assert, assertEquals, assertStrictEquals } from "../../tests/support/assert.ts";
-import { serveBeacon } from "../../tests/support/serve.ts";
+import { serveBeacon } from "../../tests/support/in_process.ts";
 import { startConsole } from "./support.ts";
 
 const CHROMIUM = "/usr/bin/chromium";

@@ -14,7 +14,7 @@ import {
   assertRejects,
   assertStrictEquals,
 } from "../../tests/support/assert.ts";
-import { serveBeacon } from "../../tests/support/serve.ts";
+import { serveBeacon } from "../../tests/support/in_process.ts";
 import { assertRunInert, rawSql as raw, review } from "./support.ts";
 
 const KEY = encodeSeed(generateSeed());

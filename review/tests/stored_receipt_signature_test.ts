@@ -10,7 +10,7 @@ import { hex } from "../../src/bytes.ts";
 import { signatureColumns, signatureJoin, storedSignatureOf } from "../../src/store/mod.ts";
 import { encodeSeed, generateSeed, signingKeyFromSeed } from "../../src/signing/key.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../../tests/support/assert.ts";
-import { serveBeacon } from "../../tests/support/serve.ts";
+import { serveBeacon } from "../../tests/support/in_process.ts";
 import { rawSql as raw, review, startConsole } from "./support.ts";
 import { migrateTo } from "../../tests/support/migrations.ts";
 import { startSqld } from "../../tests/support/sqld.ts";

@@ -5,7 +5,7 @@
  * document states both budgets, and a 429 says which one ran out.
  */
 import { assert, assertStrictEquals } from "../support/assert.ts";
-import { serveBeacon } from "../support/serve.ts";
+import { serveBeacon } from "../support/in_process.ts";
 
 for (const store of ["memory", "database"] as const) {
   Deno.test(`status reads and submissions spend separate budgets (${store} limiter)`, async (t) => {

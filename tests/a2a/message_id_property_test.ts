@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { assert, assertStrictEquals } from "../support/assert.ts";
-import { serveBeacon } from "../support/serve.ts";
+import { serveBeacon } from "../support/in_process.ts";
 
 const TEXTS = ["First text.", "Second text.", "Third text.", "A fourth, longer text."];
 

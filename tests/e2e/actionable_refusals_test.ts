@@ -5,7 +5,7 @@
  * value or member name.
  */
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
-import { serveBeacon } from "../support/serve.ts";
+import { serveBeacon } from "../support/in_process.ts";
 
 const MARKER = `MARK${crypto.randomUUID().replaceAll("-", "")}`;
 /** Three schema problems and two unknown members, with the marker as names and values. */

@@ -1,11 +1,13 @@
 /**
- * Every answer stays true when the remote database goes dark or stalls (issue 18, findings 1 and
- * 2), through the real server entries (Deno, Node, Bun) against a real sqld:
+ * Every answer stays true when the remote database goes dark or stalls (docs/threat-model.md
+ * §6.17; docs/deploy.md, "The database connection: deadlines, dark sockets, and what the answers
+ * mean"), through the real server entries (Deno, Node, Bun) against a real sqld:
  *
  * - **Black hole**: a proxy (tests/support/black_hole_proxy.ts) stops forwarding on every
  *   connection open at one moment, while new connections work and sqld is healthy. The server
- *   must accept submissions again after at most one abandoned call per dark connection (before
- *   the fix every later batch queued behind the stuck commit for as long as the socket lived).
+ *   must accept submissions again after at most one abandoned call per dark connection
+ *   (otherwise every later batch would queue behind the stuck commit for as long as the socket
+ *   lived).
  * - **SIGSTOP past the deadline, under load**: sqld frozen longer than the database deadline,
  *   then continued. Every `503 unavailable` (nothing was stored) must be absent from the
  *   database afterwards, every 202 present, and every `503 outcome_unknown` must carry the

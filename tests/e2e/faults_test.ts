@@ -6,7 +6,7 @@
  * stores nothing partial, and recovers by itself when the database returns. Also here: sqld's
  * JWT authentication (a wrong token answers 503 and stores nothing), the append-only triggers
  * enforced by sqld itself, and the server entries of every runtime starting while the database
- * is down (issue 10, item 4).
+ * is down.
  */
 import { createClient } from "@libsql/client/web";
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";

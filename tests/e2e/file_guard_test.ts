@@ -1,5 +1,5 @@
 /**
- * Operator faults are loud (issue 10, finding 6; issue 18, findings 3 and 4): the real server
+ * Operator faults are loud (docs/threat-model.md §6.20): the real server
  * (`src/adapter/deno/server.ts`) on a real temporary database notices the database file removed,
  * replaced or overwritten in place, or its WAL or `-shm` index removed, writes one log line
  * naming it, and from then on acknowledges nothing: every submission (and every other request)

@@ -1,10 +1,10 @@
 /**
- * `GET /` (issue 20): a person who opens the Beacon's address learns what it is and where the
+ * `GET /`: a person who opens the Beacon's address learns what it is and where the
  * documents are. Through the real HTTP server: an HTML page with the strict headers every answer
  * carries, whose links all resolve on the same server, that shows nothing anyone submitted.
  */
 import { assert, assertStrictEquals } from "../support/assert.ts";
-import { serveBeacon } from "../support/serve.ts";
+import { serveBeacon } from "../support/in_process.ts";
 import { assertHardened } from "../support/headers.ts";
 
 Deno.test("GET / is a small HTML page linking the documents, through the same door", async () => {

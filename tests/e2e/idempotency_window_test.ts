@@ -1,5 +1,5 @@
 /**
- * The idempotency window and what it shares (issue 10, finding 7; docs/threat-model.md §6.21):
+ * The idempotency window and what it shares (docs/threat-model.md §6.21):
  * the default window is one hour; within it a replay is given only for the same content, from the
  * same source (IPv4 address or IPv6 /64), which is what clients behind one address share.
  */

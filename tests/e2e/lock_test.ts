@@ -1,8 +1,8 @@
 /**
- * Acknowledged means committed, under a foreign lock (issue 10, finding 1). Another connection
- * (a `sqlite3` shell, a backup, a second instance stalled mid-commit) holds the write lock longer
- * than the Beacon's busy budget: the blocked submission must get 503 and store nothing, every
- * later 202 must be visible at once to another connection and survive SIGKILL, and the server
+ * Acknowledged means committed, under a foreign lock (docs/threat-model.md §6.17). Another
+ * connection (a `sqlite3` shell, a backup, a second instance stalled mid-commit) holds the write
+ * lock longer than the Beacon's busy budget: the blocked submission must get 503 and store nothing,
+ * every later 202 must be visible at once to another connection and survive SIGKILL, and the server
  * must keep answering other requests while it waits for the lock.
  *
  * With `@libsql/client` 0.18 on the write path, the submissions after the 503 got receipts for

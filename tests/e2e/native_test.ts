@@ -5,7 +5,7 @@
  */
 import { sha256 } from "../support/digest.ts";
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
-import { rawExchange, serveBeacon, type ServedBeacon } from "../support/serve.ts";
+import { rawExchange, serveBeacon, type ServedBeacon } from "../support/in_process.ts";
 import { createBeacon } from "../../src/beacon.ts";
 
 const SUBMIT = "/beacon/0.1/submissions";

@@ -1,11 +1,11 @@
 /**
- * The public origin (issue 10, finding 5): without `BEACON_PUBLIC_URL` it comes from a valid
+ * The public origin (docs/threat-model.md §6.19): without `BEACON_PUBLIC_URL` it comes from a valid
  * `Host` header and the listener's scheme, never from an absolute-form request target or a
  * forwarding header; an invalid `Host` is `400 invalid_host` and is reflected nowhere. Through the
  * real server (`src/adapter/deno/server.ts`) over raw TCP, and in-process for the embedding API.
  */
 import { assert, assertEquals, assertMatch } from "../support/assert.ts";
-import { rawExchange } from "../support/serve.ts";
+import { rawExchange } from "../support/in_process.ts";
 import { startServer } from "../support/server.ts";
 import { createBeacon } from "../../src/beacon.ts";
 import { configFromEnvironment, publicUrlFact } from "../../src/start/config.ts";

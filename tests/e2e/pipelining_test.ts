@@ -1,5 +1,5 @@
 /**
- * HTTP/1.1 pipelining (RFC 9112 §9.3) through the real server entries (issue 18, item 4). Two
+ * HTTP/1.1 pipelining (RFC 9112 §9.3) through the real server entries. Two
  * submissions written back to back on one connection, before the first answer:
  *
  * - Deno and Node answer both, in order;

@@ -4,7 +4,7 @@
  * the specification in docs/protocol-0.1.md, not with the Beacon's own code.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { serveBeacon } from "../support/serve.ts";
+import { serveBeacon } from "../support/in_process.ts";
 import { sendMessageRequest } from "../support/requests.ts";
 
 function fromBase64url(text: string): Uint8Array<ArrayBuffer> {

@@ -4,7 +4,7 @@
  * agent card; the served text is the repository's text (the generated copy is not stale).
  */
 import { assert, assertEquals, assertStrictEquals } from "../support/assert.ts";
-import { serveBeacon } from "../support/serve.ts";
+import { serveBeacon } from "../support/in_process.ts";
 import { SERVED_DOC_TEXTS } from "../../src/native/served_docs.ts";
 import { readDocs, servedDocsModule } from "../../src/cli/generate_docs.ts";
 import { assertHardened } from "../support/headers.ts";

@@ -1,6 +1,6 @@
 /**
- * The server signs its own tree heads (src/tree_heads.ts, issue 23): through the real server
- * (`src/adapter/deno/server.ts` on a temporary database) and the real review CLI.
+ * The server signs its own tree heads (src/tree_heads.ts; docs/protocol-0.1.md §6.5): through the
+ * real server (`src/adapter/deno/server.ts` on a temporary database) and the real review CLI.
  *
  * - A default install: submit, stop gracefully, and `review verify --trust <the key from the
  *   discovery document>` exits 0; the published tree head verifies with WebCrypto alone and its

@@ -6,7 +6,7 @@
  * not valid A2A requests either.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { serveBeacon } from "../support/serve.ts";
+import { serveBeacon } from "../support/in_process.ts";
 
 const ROOT = new URL("../data/json/", import.meta.url);
 const manifest: Record<string, { expect: "accept" | "reject"; reason?: string }> = JSON.parse(

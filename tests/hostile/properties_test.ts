@@ -14,7 +14,7 @@
 import fc from "fast-check";
 import { sha256 } from "../support/digest.ts";
 import { assert, assertEquals } from "../support/assert.ts";
-import { serveBeacon, type ServedBeacon } from "../support/serve.ts";
+import { serveBeacon, type ServedBeacon } from "../support/in_process.ts";
 
 const MARK = "zqx";
 const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789 _-.:/\u00e9\u202e\u200b\n\t"\\';

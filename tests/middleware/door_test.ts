@@ -1,7 +1,7 @@
 /**
- * One door out (issue 14, item 4): every response, made by the pipeline or not, carries the
- * hardening headers and produces exactly one request log line, with a typed outcome derived from
- * the status where the status tells it.
+ * One door out (docs/architecture.md §3, docs/threat-model.md §6.8): every response, made by the
+ * pipeline or not, carries the hardening headers and produces exactly one request log line, with a
+ * typed outcome derived from the status where the status tells it.
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { type Beacon, createBeacon } from "../../src/beacon.ts";

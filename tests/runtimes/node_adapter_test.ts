@@ -6,7 +6,7 @@
  * declared lengths, stalled and aborted senders), and the host app surviving all of it.
  */
 import { assert, assertStrictEquals } from "../support/assert.ts";
-import { rawExchange } from "../support/serve.ts";
+import { rawExchange } from "../support/in_process.ts";
 import { build } from "../../scripts/build.ts";
 import { type RunningServer, startServerProcess } from "../../scripts/runtimes.ts";
 import { nodeExecutable } from "../../scripts/tools.ts";

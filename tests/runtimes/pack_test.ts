@@ -5,7 +5,7 @@
  * on Node and on Bun, and a strict TypeScript consumer (`module`/`moduleResolution: nodenext`)
  * type-checks against its real types, a misspelt option being a type error; and its
  * `beacon-review` bin reads that store. Also: the sources are erasable TypeScript only
- * (item 5).
+ * (`erasableSyntaxOnly`, so Node and Bun can strip their types without a build).
  */
 import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { build } from "../../scripts/build.ts";

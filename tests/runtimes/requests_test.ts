@@ -17,7 +17,7 @@
 import { assert, assertStrictEquals } from "../support/assert.ts";
 import { startSqld } from "../support/sqld.ts";
 import { startServer } from "../support/server.ts";
-import { rawExchange } from "../support/serve.ts";
+import { rawExchange } from "../support/in_process.ts";
 import { type RunningServer, startRuntime } from "../../scripts/runtimes.ts";
 
 /** The IANA HTTP Method Registry (https://www.iana.org/assignments/http-methods), 2026. */

@@ -63,7 +63,7 @@ const CASES: Case[] = [
     secret: "hunter2",
   },
   { env: { BEACON_SIGNING_KEY: "not a key" }, expect: /^Cannot start: BEACON_SIGNING_KEY/ },
-  // Issue 20: one parser for both rate limits, whatever is wrong with the value.
+  // One parser for both rate limits, whatever is wrong with the value.
   ...["abc", "5", "0/1m"].flatMap((value): Case[] => [
     {
       env: { BEACON_STATUS_RATE_LIMIT: value },

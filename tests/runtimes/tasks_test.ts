@@ -228,7 +228,7 @@ for (const [tool, args] of [["deno", ["task", "db"]], ["npm", ["run", "db"]]] as
 }
 
 /**
- * Issue 20, item 6: `deno task start` needs nothing but the serving packages. A fresh DENO_DIR
+ * `deno task start` needs nothing but the serving packages. A fresh DENO_DIR
  * gets only the npm packages of the root deno.lock (copied from this runtime's cache, which
  * `deno install --frozen` fills), the registry is made unreachable (a dead loopback proxy), and
  * the task must still serve and leave that cache as it found it: `deno task` installed nothing

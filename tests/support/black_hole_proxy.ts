@@ -3,8 +3,9 @@
  * {@linkcode BlackHoleProxy.blackHole} on, those connections stay open and nothing more moves on
  * them in either direction (not even a close), while connections made afterwards work normally
  * and the server behind stays healthy. That is what a NAT mapping that timed out, a failed
- * load-balancer node or a half-open TCP connection does to a client's pooled connections (issue
- * 18, finding 1). Like `fault_proxy.ts` it speaks no protocol: it is a piece of cable.
+ * load-balancer node or a half-open TCP connection does to a client's pooled connections
+ * (docs/deploy.md, "The database connection: deadlines, dark sockets, and what the answers
+ * mean"). Like `fault_proxy.ts` it speaks no protocol: it is a piece of cable.
  *
  * @example
  * ```ts ignore

@@ -1,6 +1,7 @@
 /**
  * Serves a Beacon built from `createBeacon(options)` on an ephemeral loopback port inside the test
  * process, with a fresh temporary database file, plus helpers to read that database directly.
+ * For the real server entry as a child process, see `server.ts` beside it.
  *
  * @module
  */

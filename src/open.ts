@@ -1,0 +1,167 @@
+/**
+ * Opening a Beacon, in the order its parts need each other: the database (`Database.open`:
+ * the client, migrations, the connection that commits), the secrets kept in it (the source salt,
+ * the receipt-signing key, this start's identity stamp), the store made with its receipt signer,
+ * the guard on an embedded database's file, the tree-head signer and its schedule, the intake,
+ * and the handler composed on them (src/handler.ts). `createBeacon` (src/beacon.ts)
+ * runs it in the background, and again on the next request after a failure.
+ *
+ * @module
+ */
+import { originDocuments } from "./documents.ts";
+import { buildHandler } from "./handler.ts";
+import { Intake } from "./intake/accept.ts";
+import { SourceHasher } from "./intake/source_hash.ts";
+import type { SharedLimiterParts } from "./limits/select.ts";
+import type { Door } from "./middleware/door.ts";
+import { discoveryDocument } from "./native/discovery.ts";
+import type { ResolvedOptions } from "./options.ts";
+import {
+  loadSigningKey,
+  type SignedReceiptFields,
+  type SigningKey,
+  signReceipts,
+} from "./signing/mod.ts";
+import { Database } from "./store/database.ts";
+import { type FileGuard, guardFile } from "./store/file_guard.ts";
+import { type ReceiptSigner, SubmissionStore } from "./store/store.ts";
+import { scheduleTreeHeads, type TreeHeadSchedule, TreeHeadSigner } from "./tree_heads.ts";
+import type { StartFacts } from "./types.ts";
+
+/** An opened Beacon: what its requests run on, and what `close()` stops. */
+export interface OpenedBeacon {
+  readonly store: SubmissionStore;
+  readonly intake: Intake;
+  /** The composed handler: `(request, remoteAddress, scheme) => Response`. */
+  readonly handle: ReturnType<typeof buildHandler>;
+  /** The guard on the database file; none for a remote or in-memory database. */
+  readonly guard: FileGuard | undefined;
+  /** The tree heads being signed; none when they are off, or once `close()` has stopped them. */
+  treeHeads: TreeHeadSchedule | undefined;
+  /** What this start found or created, for the operator's start log line. */
+  readonly facts: StartFacts;
+}
+
+/**
+ * The secrets kept in the database (unless given as options). A failure closes the database: a
+ * half-opened Beacon must not keep it open.
+ */
+async function loadSecrets(database: Database, options: ResolvedOptions) {
+  const { now, randomBytes } = options;
+  try {
+    const salt = options.sourceSalt ??
+      (await database.secret("source-salt", () => randomBytes(32), now)).value;
+    return {
+      sourceHasher: new SourceHasher(salt),
+      signingKey: await loadSigningKey(database, now, options.signingKey),
+      identity: await database.stampIdentity(randomBytes, now),
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+/**
+ * The documents the Beacon serves, prepared once (an open succeeds once): no per-Host work or
+ * cache (src/documents.ts), and the card is signed only for the configured public origin.
+ */
+function servedDocuments(options: ResolvedOptions, started: Date, signingKey: SigningKey) {
+  const { maxBodyBytes, submissions, status } = options;
+  return originDocuments({
+    publicOrigin: options.publicOrigin,
+    started,
+    key: () => signingKey,
+    discovery: (origin, key) =>
+      discoveryDocument({
+        origin,
+        maxBodyBytes,
+        rateLimit: submissions.limit,
+        statusRateLimit: status.limit,
+        receiptKey: key.publicKey,
+        receiptKeyFingerprint: key.fingerprint,
+      }),
+  });
+}
+
+/**
+ * With `rateLimitStore: "database"`, what a limiter needs to keep its state in the database,
+ * under a key prefix of its own: the database's statements and the salted source hash (raw
+ * addresses are never at rest). Undefined: the limiters keep their state in memory.
+ */
+function sharedLimiterParts(
+  options: ResolvedOptions,
+  database: Database,
+  sourceHasher: SourceHasher,
+): ((prefix: string) => SharedLimiterParts) | undefined {
+  if (options.rateLimitStore !== "database") return undefined;
+  return (prefix) => ({
+    statements: database.statements,
+    keyOf: (source) => Promise.resolve(prefix + sourceHasher.hash(source)),
+  });
+}
+
+/**
+ * Opens the database and builds everything the Beacon's requests run on. `door` is the Beacon's
+ * one way out (it answers while closed too); `started` dates every served document.
+ */
+export async function openBeacon(
+  options: ResolvedOptions,
+  door: Door,
+  started: Date,
+): Promise<OpenedBeacon> {
+  const { now, onError, checkpointIntervalMs: interval } = options;
+  // The database first, then the secrets from it, then the store with its receipt signer:
+  // the signing key is one of the database's secrets (src/store/database.ts).
+  const database = await Database.open(options.database, now);
+  const { sourceHasher, signingKey, identity } = await loadSecrets(database, options);
+  const signer: ReceiptSigner = (receipts) => signReceipts(signingKey, receipts);
+  const store = new SubmissionStore(database, { signReceipts: signer });
+  const guard = await guardFile(database.connection.file, onError, identity);
+  const treeHeadSigner = new TreeHeadSigner({
+    statements: database.statements,
+    key: signingKey,
+    now,
+    onIgnored: onError,
+  });
+  const treeHeads = interval === "off"
+    ? undefined
+    : scheduleTreeHeads(treeHeadSigner, interval, onError);
+  const intake = new Intake({
+    store,
+    now,
+    randomBytes: options.randomBytes,
+    sourceHasher,
+    idempotencyWindowMs: options.idempotencyWindowMs,
+    signReceipts: signer,
+    // Only while heads are signed: the signer consumes what it is told.
+    ...(interval === "off" ? {} : {
+      onStored: (receipt: SignedReceiptFields) => treeHeadSigner.acknowledged(receipt),
+    }),
+  });
+  const shared = sharedLimiterParts(options, database, sourceHasher);
+  const { publicOrigin } = options;
+  const handle = buildHandler({
+    intake,
+    limiter: options.submissions.limiter(shared?.("")),
+    // Its own keys in the shared table: reads never spend submissions.
+    statusLimiter: options.status.limiter(shared?.("status ")),
+    maxBodyBytes: options.maxBodyBytes,
+    bodyTimeoutMs: options.bodyTimeoutMs,
+    trustedProxies: options.trustedProxies,
+    trustedProxyHeader: options.trustedProxyHeader,
+    now,
+    origin: (_request, url) => publicOrigin ?? url.origin,
+    documents: servedDocuments(options, started, signingKey),
+    treeHead: () => treeHeadSigner.latest(),
+    consistency: (first, second) => treeHeadSigner.consistency(first, second),
+    door,
+    onError,
+  });
+  const facts: StartFacts = {
+    databaseCreated: database.created,
+    schema: database.schema,
+    signingKeyGenerated: signingKey.generated === true,
+  };
+  return { store, intake, handle, guard, treeHeads, facts };
+}
