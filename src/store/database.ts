@@ -7,7 +7,7 @@
  * request.
  *
  * It is opened before the store, because the Beacon's receipt-signing key is one of its secrets:
- * `createBeacon` opens the database, loads the key from it, then builds the
+ * `openBeacon` (src/open.ts) opens the database, loads the key from it, then builds the
  * {@linkcode SubmissionStore} with the signer (src/store/store.ts).
  *
  * @module
