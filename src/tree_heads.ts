@@ -74,7 +74,7 @@ import {
   signatureJoin,
   storedSignatureOf,
 } from "./store/rows.ts";
-import type { SubmissionStore } from "./store/store.ts";
+import type { Database } from "./store/database.ts";
 import { unref } from "./timers.ts";
 
 /**
@@ -155,8 +155,8 @@ const LATEST_CANDIDATES = 16;
 
 /** What {@linkcode TreeHeadSigner} needs. */
 export interface TreeHeadSignerOptions {
-  /** One statement at a time with a deadline (`SubmissionStore.statements`). */
-  readonly statements: SubmissionStore["statements"];
+  /** One statement at a time with a deadline (`Database.statements`, src/store/database.ts). */
+  readonly statements: Database["statements"];
   /** The Beacon's signing key. */
   readonly key: Pick<SigningKey, "privateKey" | "publicKey">;
   /** Clock for `createdAt`. */

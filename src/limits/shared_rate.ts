@@ -31,7 +31,7 @@ const WAIT = `SELECT tat, ${NOW} AS now FROM rate_limits WHERE key = :key`;
 
 /**
  * What the limiter needs from the database: one statement at a time, in autocommit. The store
- * provides it (`SubmissionStore.statements`): for an embedded database through its checked
+ * provides it (`Database.statements`): for an embedded database through its checked
  * connection, so a busy lock is waited for without blocking the thread and can never leave a
  * transaction open behind the limiter's upserts.
  */

@@ -73,7 +73,7 @@ export interface SigningKey {
   readonly generated?: boolean;
 }
 
-/** What {@linkcode loadSigningKey} needs from the store: `SubmissionStore` fits. */
+/** What {@linkcode loadSigningKey} needs from the database: `Database` (src/store/database.ts) fits. */
 export interface SecretStore {
   /**
    * The named secret, created with `create` on first use (insert once, then read back);
@@ -199,7 +199,7 @@ export async function signingKeyFromSeed(seed: Uint8Array): Promise<SigningKey> 
  * Loads the Beacon's signing key: the configured one when given, otherwise the seed stored as
  * secret `signing-key`, generated and stored on first use.
  *
- * @param store Where a generated seed is kept (`SubmissionStore`).
+ * @param store Where a generated seed is kept (`Database`).
  * @param now Clock for the secret's `created_at`.
  * @param configured `BEACON_SIGNING_KEY` text, or a 32-byte seed. When given, the database is
  *   neither read nor written.
@@ -210,12 +210,12 @@ export async function signingKeyFromSeed(seed: Uint8Array): Promise<SigningKey> 
  * ```ts
  * import assert from "node:assert/strict";
  * import { loadSigningKey } from "./key.ts";
- * import { SubmissionStore } from "../store/store.ts";
+ * import { Database } from "../store/database.ts";
  *
- * const store = await SubmissionStore.open({ url: ":memory:" });
- * const key = await loadSigningKey(store, Date.now);
- * assert.equal((await loadSigningKey(store, Date.now)).publicKey, key.publicKey);
- * await store.close();
+ * const database = await Database.open({ url: ":memory:" });
+ * const key = await loadSigningKey(database, Date.now);
+ * assert.equal((await loadSigningKey(database, Date.now)).publicKey, key.publicKey);
+ * await database.close();
  * ```
  */
 export async function loadSigningKey(

@@ -17,7 +17,6 @@
  *
  * @module
  */
-import type { Client } from "@libsql/client";
 import { OutcomeUnknownError, StorageError } from "../errors.ts";
 import type { DatabaseConfig } from "./client.ts";
 import { Database } from "./database.ts";
@@ -121,28 +120,6 @@ export class SubmissionStore {
     options: StoreOptions = {},
   ): Promise<SubmissionStore> {
     return new SubmissionStore(await Database.open(config, now), options);
-  }
-
-  // The database's client, statements and secrets, for callers that hold only the store (the
-  // tree heads and the shared rate limiter take `statements`; the key loader takes `secret`).
-
-  /** The general-purpose client (`Database.client`). */
-  get client(): Client {
-    return this.database.client;
-  }
-
-  /** One statement at a time with a deadline (`Database.statements`). */
-  get statements(): Database["statements"] {
-    return this.database.statements;
-  }
-
-  /** A named secret, created on first use (`Database.secret`). */
-  secret(
-    name: string,
-    create: () => Uint8Array<ArrayBuffer>,
-    now: () => number,
-  ): Promise<{ value: Uint8Array<ArrayBuffer>; created: boolean }> {
-    return this.database.secret(name, create, now);
   }
 
   /** Commits and durable writes so far: `{ commits, writes }`. */

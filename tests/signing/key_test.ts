@@ -65,10 +65,10 @@ Deno.test("parseSigningKey() takes a 32-byte seed or its PKCS#8 form, in base64u
 Deno.test("loadSigningKey() generates a key once, stores it, and reads it back", async () => {
   const store = await SubmissionStore.open({ url: ":memory:" });
   try {
-    const first = await loadSigningKey(store, Date.now);
-    const second = await loadSigningKey(store, Date.now);
+    const first = await loadSigningKey(store.database, Date.now);
+    const second = await loadSigningKey(store.database, Date.now);
     assertStrictEquals(second.publicKey, first.publicKey);
-    const rows = (await store.client.execute({
+    const rows = (await store.database.client.execute({
       sql: "SELECT value FROM secrets WHERE name = ?",
       args: [SIGNING_KEY_SECRET],
     })).rows;
@@ -83,13 +83,14 @@ Deno.test("loadSigningKey() generates a key once, stores it, and reads it back",
 Deno.test("loadSigningKey() uses a configured key and leaves the database alone", async () => {
   const store = await SubmissionStore.open({ url: ":memory:" });
   try {
-    const fromText = await loadSigningKey(store, Date.now, base64url(TEST1_SECRET));
-    const fromBytes = await loadSigningKey(store, Date.now, TEST1_SECRET);
+    const fromText = await loadSigningKey(store.database, Date.now, base64url(TEST1_SECRET));
+    const fromBytes = await loadSigningKey(store.database, Date.now, TEST1_SECRET);
     assertStrictEquals(fromText.publicKey, base64url(TEST1_PUBLIC));
     assertStrictEquals(fromBytes.publicKey, base64url(TEST1_PUBLIC));
-    const count =
-      (await store.client.execute("SELECT count(*) AS n FROM secrets WHERE name = 'signing-key'"))
-        .rows[0].n;
+    const count = (await store.database.client.execute(
+      "SELECT count(*) AS n FROM secrets WHERE name = 'signing-key'",
+    ))
+      .rows[0].n;
     assertStrictEquals(Number(count), 0);
   } finally {
     await store.close();
@@ -99,10 +100,10 @@ Deno.test("loadSigningKey() uses a configured key and leaves the database alone"
 Deno.test("loadSigningKey() refuses a stored secret that is not a seed", async () => {
   // A real database whose stored secret was written by something else: 16 bytes, not a seed.
   const store = await SubmissionStore.open({ url: ":memory:" });
-  await store.secret("signing-key", () => new Uint8Array(16), Date.now);
+  await store.database.secret("signing-key", () => new Uint8Array(16), Date.now);
   let message = "";
   try {
-    await loadSigningKey(store, Date.now);
+    await loadSigningKey(store.database, Date.now);
   } catch (error) {
     message = (error as Error).message;
   } finally {

@@ -44,9 +44,11 @@ Deno.test("every kind of connection commits the store's signed rows, reads them 
         assertEquals(store.database.connection.file, file, label);
         await appendThree(store, label);
         assertEquals(batches, store.counters.commits, `${label}: one signing per commit`);
-        const [{ n }] = await store.statements.run("SELECT count(*) AS n FROM receipt_batches");
+        const [{ n }] = await store.database.statements.run(
+          "SELECT count(*) AS n FROM receipt_batches",
+        );
         assertEquals(Number(n), store.counters.commits, `${label}: one signature row per commit`);
-        const stored = await storedSignatures((sql) => store.statements.run(sql, {}));
+        const stored = await storedSignatures((sql) => store.database.statements.run(sql, {}));
         assertEquals(stored.size, 3, `${label}: each row stored with its signature`);
         for (const { fields, stored: signature } of stored.values()) {
           assert(
@@ -94,7 +96,7 @@ Deno.test("a batch sent as JSON (memory and sqld) stores every content byte for 
           contents.map((content, i) => store.append(newSubmission(`bytes-${i}`, { content }))),
         );
         for (const one of appended) assert(one !== false, url);
-        const rows = await store.statements.run(
+        const rows = await store.database.statements.run(
           "SELECT id, content FROM submissions ORDER BY seq",
           {},
         );
