@@ -63,7 +63,7 @@ export interface CpuUse {
  * exited and been reaped, so its time is in the harness's children time).
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const finish = startCpuWatch(server.pid);
  * await runLoad(...);
  * const { server, other } = finish();

@@ -79,7 +79,7 @@ export interface RssReport {
  * Samples the memory of a process tree until stopped.
  *
  * @example
- * ```ts
+ * ```ts ignore
  * const sampler = new RssSampler(child.pid);
  * sampler.start();
  * // ... load the server ...

@@ -7,11 +7,11 @@
  * @example Sign and verify a receipt
  * ```ts
  * import assert from "node:assert/strict";
- * import { SubmissionStore } from "../store/store.ts";
+ * import { Database } from "../store/database.ts";
  * import { loadSigningKey, signReceipt, verifyReceipt } from "./mod.ts";
  *
- * const store = await SubmissionStore.open({ url: ":memory:" });
- * const key = await loadSigningKey(store, Date.now);
+ * const database = await Database.open({ url: ":memory:" });
+ * const key = await loadSigningKey(database, Date.now);
  * const receipt = {
  *   id: "AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA",
  *   receivedAt: "2025-06-01T12:00:03.123Z",
@@ -20,7 +20,7 @@
  *   kind: "unstructured",
  * };
  * assert.ok(await verifyReceipt(key.publicKey, receipt, await signReceipt(key, receipt)));
- * await store.close();
+ * await database.close();
  * ```
  *
  * @module
