@@ -16,7 +16,9 @@ import { sha256 } from "../support/digest.ts";
 import { assert, assertEquals } from "../support/assert.ts";
 import { serveBeacon, type ServedBeacon } from "../support/in_process.ts";
 
-const MARK = "zqx";
+// The marker holds a character no id, signature, proof or digest the Beacon writes can (base64url
+// and hex have no "."), so finding it in an answer is always an echo, never a random match.
+const MARK = "zq.x";
 const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789 _-.:/\u00e9\u202e\u200b\n\t"\\';
 /** A string that always contains the marker, so any echo of it is detectable. */
 const marked = fc.tuple(
