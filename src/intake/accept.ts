@@ -23,7 +23,7 @@ import type {
 } from "../store/store.ts";
 import type { ReceiptBatchProof, SignedReceiptFields } from "../signing/receipt.ts";
 import { sha256Digest } from "../bytes.ts";
-import { isReceiptId, newContextId, newReceiptId } from "../ids.ts";
+import { isReceiptId, newSubmissionIds } from "../ids.ts";
 import type { IdentityCheck } from "../message/identity.ts";
 import type { SourceHasher } from "./source_hash.ts";
 
@@ -279,10 +279,12 @@ export class Intake {
     idempotencyKey?: string,
     keySince?: string,
   ): Promise<Accepted | undefined> {
+    const now = this.#options.now();
+    const { id, contextId } = newSubmissionIds(now, this.#options.randomBytes);
     const row: NewSubmission = {
-      id: newReceiptId(this.#options.now(), this.#options.randomBytes),
-      contextId: newContextId(this.#options.randomBytes),
-      receivedAt: new Date(this.#options.now()).toISOString(),
+      id,
+      contextId,
+      receivedAt: new Date(now).toISOString(),
       surface: input.surface,
       kind: input.kind,
       contentType: input.contentType,

@@ -59,12 +59,14 @@ function forget(expire: (timedOut: "request_timeout") => void): void {
 
 /**
  * Reads a body framed by its `Content-Length` in one step (one runtime call instead of a read
- * per chunk): one promise, settled by the read or by the deadline, whichever comes first.
+ * per chunk): one promise, settled by the read (with the bytes, or `too_large` past `maxBytes`)
+ * or by the deadline, whichever comes first.
  */
 function readDeclared(
   request: Request,
+  maxBytes: number,
   timeoutMs: number,
-): Promise<ArrayBuffer | "request_timeout" | "unavailable"> {
+): Promise<Uint8Array<ArrayBuffer> | BodyRefusal> {
   return new Promise((resolve) => {
     const broken = () => {
       forget(resolve);
@@ -75,7 +77,7 @@ function readDeclared(
       // arrayBuffer(), not bytes(): older runtimes (Node 20's fetch) lack the latter.
       request.arrayBuffer().then((buffer) => {
         forget(resolve);
-        resolve(buffer);
+        resolve(buffer.byteLength > maxBytes ? "too_large" : new Uint8Array(buffer));
       }, broken);
     } catch {
       broken(); // a body already used, say: it can never complete
@@ -101,9 +103,11 @@ function keepable(chunk: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
 }
 
 /**
- * Reads `request`'s body: the bytes, or the refusal. `timeoutMs` bounds the whole read.
+ * Reads `request`'s body: the bytes, or the refusal. `timeoutMs` bounds the whole read. A body
+ * framed by its length is {@linkcode readDeclared}'s own promise, with no async frame around it
+ * (every submission takes that path); any other is read chunk by chunk.
  */
-export async function readBodyWithin(
+export function readBodyWithin(
   request: Request,
   maxBytes: number,
   timeoutMs: number,
@@ -112,7 +116,7 @@ export async function readBodyWithin(
   const framed = declared !== null && !request.headers.has("transfer-encoding");
   if (framed) {
     const length = Number(declared);
-    if (Number.isFinite(length) && length > maxBytes) return "too_large";
+    if (Number.isFinite(length) && length > maxBytes) return Promise.resolve("too_large");
   }
   if (framed) {
     // An HTTP server frames the body by its Content-Length (RFC 9112 §6.2), which is within the
@@ -122,10 +126,17 @@ export async function readBodyWithin(
     // `ReadableStream`, and the read then collects it chunk by chunk instead of taking the
     // buffered bytes in one step (about 3 % of the durable path's main-thread time). A
     // request without a body reads as empty.
-    const body = await readDeclared(request, timeoutMs);
-    if (typeof body === "string") return body;
-    return body.byteLength > maxBytes ? "too_large" : new Uint8Array(body);
+    return readDeclared(request, maxBytes, timeoutMs);
   }
+  return readChunks(request, maxBytes, timeoutMs);
+}
+
+/** Reads a body without a trusted length chunk by chunk, counting the bytes as they come. */
+async function readChunks(
+  request: Request,
+  maxBytes: number,
+  timeoutMs: number,
+): Promise<Uint8Array<ArrayBuffer> | BodyRefusal> {
   if (request.body === null) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array<ArrayBuffer>[] = [];

@@ -10,14 +10,21 @@ import { codeForError, isRefusal, responseForError } from "../http/errors.ts";
 import { recordFailure } from "../log/request_log.ts";
 import type { Middleware } from "./compose.ts";
 
-/** Catches everything thrown further down the chain. */
+/**
+ * Catches everything thrown further down the chain: a rejection of the chain's promise, or a
+ * throw before a middleware returned one. One reaction on the chain's own promise rather than an
+ * async frame around it, since every request passes through here.
+ */
 export function errorBoundary(onError: ((error: unknown) => void) | undefined): Middleware {
-  return async (context, next) => {
-    try {
-      return await next();
-    } catch (error) {
+  return (context, next) => {
+    const answer = (error: unknown): Response => {
       recordFailure(context, error, codeForError(error), isRefusal(error), onError);
       return responseForError(error);
+    };
+    try {
+      return next().catch(answer);
+    } catch (error) {
+      return Promise.resolve(answer(error));
     }
   };
 }
