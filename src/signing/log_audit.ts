@@ -26,7 +26,7 @@
  */
 import { base64url, hex } from "../bytes.ts";
 import { verifyBytes } from "./ed25519.ts";
-import { leafHash, nodeHash, submissionLeafData, treeRoot } from "./merkle.ts";
+import { leafHash, nodeHash, split, submissionLeafData, treeRoot } from "./merkle.ts";
 import {
   canonicalBatchBytes,
   canonicalReceiptBytes,
@@ -206,13 +206,6 @@ export class IntakeSignatures {
  * `end − start`).
  */
 export type SubtreeHash = (start: number, end: number) => Promise<Uint8Array>;
-
-/** The largest power of two smaller than `n` (n > 1): where RFC 6962 splits a tree. */
-function split(n: number): number {
-  let k = 1;
-  while (k * 2 < n) k *= 2;
-  return k;
-}
 
 /**
  * The consistency proof between the trees of `first` and `second` leaves (RFC 9162 §2.1.4.1),

@@ -57,7 +57,7 @@ export function nodeHash(left: Uint8Array, right: Uint8Array): Uint8Array<ArrayB
 }
 
 /** The largest power of two smaller than `n` (n > 1): where RFC 6962 splits a tree. */
-function split(n: number): number {
+export function split(n: number): number {
   let k = 1;
   while (k * 2 < n) k *= 2;
   return k;
