@@ -318,7 +318,7 @@ export function receiptSignatureInBatch(
   if (size === 1) return { signature: batch.signature };
   if (
     rebuilt === undefined || rebuilt.signature !== batch.signature ||
-    !sameBytes(rebuilt.leaves, 0, batch.leaves) || rebuilt.leaves.length !== batch.leaves.length
+    rebuilt.leaves.length !== batch.leaves.length || !sameBytes(rebuilt.leaves, 0, batch.leaves)
   ) {
     const hashes: Uint8Array[] = [];
     for (let at = 0; at < size; at++) hashes.push(batch.leaves.subarray(32 * at, 32 * at + 32));

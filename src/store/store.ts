@@ -22,8 +22,8 @@ import type { DatabaseConfig } from "./client.ts";
 import { Database } from "./database.ts";
 import { ConnectionStateError, DeadlineError, IndeterminateError, isBusy } from "./faults.ts";
 import { GroupCommitter } from "./group_commit.ts";
+import type { SignedBatch } from "../signing/receipt.ts";
 import {
-  type BatchSignature,
   FIND_BY_IDEMPOTENCY_KEY,
   keyCheckArgs,
   type NewSubmission,
@@ -51,13 +51,7 @@ export { DEFAULT_DATABASE_TIMEOUT_MS } from "../defaults.ts";
  * receipt's signature, in order, and the batch's leaves and one signature, which the commit
  * stores beside the rows.
  */
-export type ReceiptSigner = (receipts: readonly SignedFields[]) => Promise<SignedReceipts>;
-
-/** What {@linkcode ReceiptSigner} gives (src/signing/receipt.ts `SignedBatch`). */
-export interface SignedReceipts extends BatchSignature {
-  /** What each receipt carries, in order. */
-  readonly receipts: readonly StoredSignature[];
-}
+export type ReceiptSigner = (receipts: readonly SignedFields[]) => Promise<SignedBatch>;
 
 /** How the store is made. */
 export interface StoreOptions {
@@ -166,7 +160,7 @@ export class SubmissionStore {
     deadline: number,
   ): Promise<(Appended | undefined)[]> {
     const sign = this.#signReceipts;
-    let signed: SignedReceipts | undefined;
+    let signed: SignedBatch | undefined;
     try {
       signed = sign === undefined ? undefined : await sign(rows.map((row) => row.signed));
     } catch (error) {
