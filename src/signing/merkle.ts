@@ -145,6 +145,16 @@ export class MerkleAccumulator {
   // Perfect subtree roots, left to right; heights strictly decrease.
   readonly #stack: { height: number; hash: Uint8Array<ArrayBuffer> }[] = [];
   #size = 0;
+  readonly #onSubtree: ((height: number, hash: Uint8Array<ArrayBuffer>) => void) | undefined;
+
+  /**
+   * @param onSubtree Told each perfect subtree the moment an append completes it (its height, 0
+   *   for the leaf itself, and its hash), in the order of their leaves within each height: a
+   *   caller that keeps subtree hashes (a {@linkcode MerkleLog}) gets them without hashing again.
+   */
+  constructor(onSubtree?: (height: number, hash: Uint8Array<ArrayBuffer>) => void) {
+    this.#onSubtree = onSubtree;
+  }
 
   /** Number of leaves appended so far. */
   get size(): number {
@@ -158,10 +168,12 @@ export class MerkleAccumulator {
    */
   append(leaf: Uint8Array): void {
     let entry = { height: 0, hash: new Uint8Array(leaf) };
+    this.#onSubtree?.(0, entry.hash);
     // Two perfect subtrees of equal height are siblings: merge them, like a binary carry.
     while (this.#stack.length > 0 && this.#stack[this.#stack.length - 1].height === entry.height) {
       const left = this.#stack.pop()!;
       entry = { height: entry.height + 1, hash: nodeHash(left.hash, entry.hash) };
+      this.#onSubtree?.(entry.height, entry.hash);
     }
     this.#stack.push(entry);
     this.#size++;
@@ -184,6 +196,8 @@ export class MerkleAccumulator {
 
 /** Leaves per chunk of a {@linkcode MerkleLog}: the smallest subtree whose hash it keeps. */
 export const MERKLE_CHUNK = 256;
+/** The height of a chunk's subtree: log2 of {@linkcode MERKLE_CHUNK}. */
+const CHUNK_HEIGHT = 8;
 
 /**
  * Reads the leaf hashes of one complete chunk of the log back from where they are stored:
@@ -223,11 +237,18 @@ export class ChunkChanged extends Error {
  * ```
  */
 export class MerkleLog {
-  readonly #accumulator = new MerkleAccumulator();
   /** `#kept[j][i]`: the hash of leaves `[i × 256 × 2^j, (i + 1) × 256 × 2^j)`. */
   readonly #kept: Uint8Array<ArrayBuffer>[][] = [[]];
   /** The leaves after the last complete chunk. */
   #tail: Uint8Array<ArrayBuffer>[] = [];
+  // Every kept hash is a perfect subtree the accumulator completes anyway (a chunk is one of
+  // height 8): it is kept as it forms, so each interior node is hashed once.
+  readonly #accumulator = new MerkleAccumulator((height, hash) => {
+    if (height === 0) this.#tail.push(hash);
+    if (height < CHUNK_HEIGHT) return;
+    (this.#kept[height - CHUNK_HEIGHT] ??= []).push(hash);
+    if (height === CHUNK_HEIGHT) this.#tail = [];
+  });
 
   /** Number of leaves appended so far. */
   get size(): number {
@@ -237,17 +258,6 @@ export class MerkleLog {
   /** Appends one leaf hash (from {@linkcode leafHash}). */
   append(leaf: Uint8Array): void {
     this.#accumulator.append(leaf);
-    this.#tail.push(new Uint8Array(leaf));
-    if (this.#tail.length < MERKLE_CHUNK) return;
-    let hash = treeRoot(this.#tail);
-    this.#tail = [];
-    // Like a binary carry: a level that reaches an even count completes one subtree above it.
-    for (let level = 0;; level++) {
-      const kept = this.#kept[level] ??= [];
-      kept.push(hash);
-      if (kept.length % 2 === 1) return;
-      hash = nodeHash(kept[kept.length - 2], hash);
-    }
   }
 
   /** The tree head over every leaf appended so far (SHA-256("") for the empty tree). */
