@@ -49,17 +49,30 @@ const nodeCrypto: NodeCrypto | undefined = (() => {
 /**
  * Shortest input hashed natively. Below it the JavaScript hash is cheaper than the call into
  * `node:crypto` (two runtime calls, a hasher object, a result buffer). Process CPU per hash on
- * Deno 2.9 with the server's V8 flags (`bench/sha256_bench.ts`, noble against `createHash`, on
- * the shared 2-vCPU bench machine): 65 bytes 9.3 against 9.4 µs, 171 (a receipt leaf) 10.9
- * against 12.4, 300 13.1 against 15.6, 512 15.2 against 14.8, 600 (a body, a canonical A2A
- * message) 17.4 against 15.0, 4 KiB 51 against 19.
+ * Deno 2.9 with the server's V8 flags (`bench/sha256_bench.ts`, on the shared 2-vCPU bench
+ * machine), this module's JavaScript path against `createHash`: 65 bytes (a Merkle node) 1.5
+ * against 2.9 µs, 171 (a receipt leaf) 2.0 against 3.0, 300 2.9 against 4.2; from 512 bytes the
+ * native hash is as cheap or cheaper (4.3 µs at 512 and 600, 6.8 at 4 KiB against 25).
  */
 export const NATIVE_SHA256_MIN_BYTES = 512;
+
+/**
+ * The JavaScript hash without a hasher per call: every short hash starts `scratch` over from a
+ * copy of the initial state (`_cloneInto` copies the eight state words and resets the length and
+ * flags) and writes the digest straight into its result. A fresh noble hasher per call allocates
+ * its block buffer and a `DataView`, and `digest()` copies out and zeroes it: about a third of
+ * the time of hashing a Merkle node (`bench/sha256_bench.ts`). Calls are synchronous, so the one
+ * scratch state is never shared between two hashes.
+ */
+const INITIAL_STATE = nobleSha256.create();
+const scratch = nobleSha256.create();
 
 /** SHA-256 of the bytes (FIPS 180-4). */
 export function sha256(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
   if (nodeCrypto === undefined || bytes.byteLength < NATIVE_SHA256_MIN_BYTES) {
-    return nobleSha256(bytes) as Uint8Array<ArrayBuffer>;
+    const digest = new Uint8Array(32);
+    INITIAL_STATE._cloneInto(scratch).update(bytes).digestInto(digest);
+    return digest;
   }
   // A copy: the result is a Buffer (another prototype, maybe a view of a shared pool), and callers
   // get a plain Uint8Array of exactly 32 bytes, as from the JavaScript hash.
