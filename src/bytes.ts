@@ -81,6 +81,13 @@ export function sha256(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
 
 const encoder = new TextEncoder();
 
+/** Whether `bytes` holds `part` at `offset` (a hash among hashes kept end to end, say). */
+export function sameBytes(bytes: Uint8Array, offset: number, part: Uint8Array): boolean {
+  if (offset < 0 || offset + part.length > bytes.length) return false;
+  for (let i = 0; i < part.length; i++) if (bytes[offset + i] !== part[i]) return false;
+  return true;
+}
+
 /**
  * Lowercase hex SHA-256 of bytes, or of a string's UTF-8 encoding (WHATWG Encoding §4.2: an
  * unpaired surrogate becomes U+FFFD, as `TextEncoder` writes it). Natively, whatever the length:

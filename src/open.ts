@@ -16,12 +16,7 @@ import type { SharedLimiterParts } from "./limits/select.ts";
 import type { Door } from "./middleware/door.ts";
 import { discoveryDocument } from "./native/discovery.ts";
 import type { ResolvedOptions } from "./options.ts";
-import {
-  loadSigningKey,
-  type SignedReceiptFields,
-  type SigningKey,
-  signReceipts,
-} from "./signing/mod.ts";
+import { loadSigningKey, type SigningKey, signReceipts } from "./signing/mod.ts";
 import { Database } from "./store/database.ts";
 import { type FileGuard, guardFile } from "./store/file_guard.ts";
 import { type ReceiptSigner, SubmissionStore } from "./store/store.ts";
@@ -116,14 +111,21 @@ export async function openBeacon(
   const database = await Database.open(options.database, now);
   const { sourceHasher, signingKey, identity } = await loadSecrets(database, options);
   const signer: ReceiptSigner = (receipts) => signReceipts(signingKey, receipts);
-  const store = new SubmissionStore(database, { signReceipts: signer });
-  const guard = await guardFile(database.connection.file, onError, identity);
   const treeHeadSigner = new TreeHeadSigner({
     statements: database.statements,
     key: signingKey,
     now,
     onIgnored: onError,
   });
+  const store = new SubmissionStore(database, {
+    signReceipts: signer,
+    // Only while heads are signed: the signer consumes what it is told.
+    ...(interval === "off" ? {} : {
+      onCommitted: (seqs: readonly number[], leaves: Uint8Array) =>
+        treeHeadSigner.committed(seqs, leaves),
+    }),
+  });
+  const guard = await guardFile(database.connection.file, onError, identity);
   const treeHeads = interval === "off"
     ? undefined
     : scheduleTreeHeads(treeHeadSigner, interval, onError);
@@ -134,10 +136,6 @@ export async function openBeacon(
     sourceHasher,
     idempotencyWindowMs: options.idempotencyWindowMs,
     signReceipts: signer,
-    // Only while heads are signed: the signer consumes what it is told.
-    ...(interval === "off" ? {} : {
-      onStored: (receipt: SignedReceiptFields) => treeHeadSigner.acknowledged(receipt),
-    }),
   });
   const shared = sharedLimiterParts(options, database, sourceHasher);
   const { publicOrigin } = options;

@@ -21,7 +21,8 @@
  * - each new row's stored intake signature, from schema version 10's start on
  *   (src/signing/log_audit.ts): a row without one that verifies under the key was not
  *   acknowledged by the Beacon, so the head stops before it and the row is reported once
- *   (`TreeHeadWithheld`);
+ *   (`TreeHeadWithheld`). A row this process committed itself is compared instead with the
+ *   receipt leaf it committed ({@linkcode TreeHeadSigner.committed}), which costs one hash;
  * - the new tree extends every head of this key (RFC 9162 §2.1.4): the same root over that
  *   prefix, at every size, including heads another instance signed meanwhile.
  *
@@ -49,7 +50,7 @@
  *
  * @module
  */
-import { hex } from "./bytes.ts";
+import { hex, sameBytes } from "./bytes.ts";
 import {
   CHECKPOINT_COLUMNS,
   type CheckpointFields,
@@ -59,7 +60,7 @@ import {
   verifyCheckpoint,
 } from "./signing/checkpoint.ts";
 import type { SigningKey } from "./signing/key.ts";
-import type { SignedReceiptFields } from "./signing/receipt.ts";
+import { receiptLeaf } from "./signing/receipt.ts";
 import {
   consistencyProof,
   IntakeSignatures,
@@ -145,10 +146,23 @@ export interface ConsistencyProof {
 }
 
 /**
- * Most receipts remembered as acknowledged by this process and not yet covered
- * ({@linkcode TreeHeadSigner.acknowledged}); past it, rows are checked by their stored signature.
+ * Most rows remembered as committed by this process and not yet covered
+ * ({@linkcode TreeHeadSigner.committed}); past it, rows are checked by their stored signature.
  */
-const ACKNOWLEDGED_LIMIT = 65_536;
+const COMMITTED_LIMIT = 65_536;
+
+/**
+ * Rows this process committed with consecutive `seq`s, `first` to `first + count - 1`, in one
+ * batch: their receipt leaves are the batch's, `count` of them from byte `offset` on. One object
+ * per batch, holding the leaves the signing made anyway, so remembering them keeps nothing per
+ * row for the garbage collector to trace.
+ */
+interface CommittedRun {
+  readonly first: number;
+  readonly count: number;
+  readonly leaves: Uint8Array;
+  readonly offset: number;
+}
 
 /** How many of the largest heads `latest()` looks at for one that verifies. */
 const LATEST_CANDIDATES = 16;
@@ -180,8 +194,10 @@ export class TreeHeadSigner {
   #intakeFrom: number | undefined;
   /** The row the last signing stopped before, reported once. */
   #withheld = 0;
-  /** Receipts this process committed and has not covered yet, by id (`acknowledged`). */
-  readonly #acknowledged = new Map<string, SignedReceiptFields>();
+  /** Rows this process committed and has not covered yet, in `seq` order (`committed`). */
+  #committed: CommittedRun[] = [];
+  /** How many rows `#committed` holds. */
+  #committedRows = 0;
   /** The walk over the rows (src/signing/log_audit.ts), with the roots recorded in checkpoints for sizes the tree has not reached yet. */
   readonly #walk = new LogWalk(this.#tree);
   /** The last checkpoint `seq` read, so each is read once. */
@@ -199,14 +215,55 @@ export class TreeHeadSigner {
   }
 
   /**
-   * Records that this process committed a row with these receipt members (the intake calls it
-   * after each commit). Covering such a row needs no check of its stored signature: the row must
-   * only still hold exactly these members, a comparison of five values instead of hashing the
-   * receipt and its batch. Rows of other instances, or from before this start, are checked by
-   * their signature.
+   * Records that this process committed a batch (the store calls it after each commit,
+   * `StoreOptions.onCommitted`): per row the `seq` it was stored under (0: not inserted) and the
+   * batch's receipt leaves in the same order. Covering such a row needs no check of its stored
+   * signature: its receipt leaf, hashed from the five signed members as the row reads now, must
+   * only equal the one committed, one hash instead of the receipt's batch and signature. Rows of
+   * other instances, or from before this start, are checked by their signature. Never throws.
    */
-  acknowledged(receipt: SignedReceiptFields): void {
-    if (this.#acknowledged.size < ACKNOWLEDGED_LIMIT) this.#acknowledged.set(receipt.id, receipt);
+  committed(seqs: readonly number[], leaves: Uint8Array): void {
+    let start = 0;
+    for (let at = 1; at <= seqs.length; at++) {
+      // A run ends where the next row was not inserted or was numbered apart from it.
+      if (at < seqs.length && seqs[at - 1] !== 0 && seqs[at] === seqs[at - 1] + 1) continue;
+      const first = seqs[start];
+      const count = at - start;
+      if (first > 0 && this.#committedRows + count <= COMMITTED_LIMIT) {
+        this.#remember({ first, count, leaves, offset: 32 * start });
+      }
+      start = at;
+    }
+  }
+
+  /** Adds a run in `seq` order (commits running side by side may report out of order). */
+  #remember(run: CommittedRun): void {
+    const runs = this.#committed;
+    let at = runs.length;
+    while (at > 0 && runs[at - 1].first > run.first) at--;
+    runs.splice(at, 0, run);
+    this.#committedRows += run.count;
+  }
+
+  /** Forgets the runs wholly before `seq`: the tree has passed them. */
+  #forgetBefore(seq: number): void {
+    let passed = 0;
+    while (passed < this.#committed.length) {
+      const run = this.#committed[passed];
+      if (run.first + run.count > seq) break;
+      this.#committedRows -= run.count;
+      passed++;
+    }
+    if (passed > 0) this.#committed = this.#committed.slice(passed);
+  }
+
+  /** The run holding `seq`, searching from run `from` on; its index, or -1. */
+  #runOf(seq: number, from: number): number {
+    const runs = this.#committed;
+    for (let at = from; at < runs.length && runs[at].first <= seq; at++) {
+      if (seq < runs[at].first + runs[at].count) return at;
+    }
+    return -1;
   }
 
   /** Why this signer stopped signing, once it found the store inconsistent. */
@@ -438,23 +495,26 @@ export class TreeHeadSigner {
    * Whether the Beacon acknowledged each row as it now reads (src/signing/log_audit.ts), with the
    * rows rewritten in place where their stored signature had to be read. Rows a head of this key
    * already covers were vouched for when it was signed. Rows this process committed are
-   * compared with what it committed; only the others are read again with their stored
-   * signatures, checked together so that a whole batch costs one root.
+   * compared with what it committed (their receipt leaves); only the others are read again with
+   * their stored signatures, checked together so that a whole batch costs one root.
    */
   async #acknowledgedRows(rows: Record<string, unknown>[]): Promise<boolean[]> {
     const from = Math.max(this.#signedSize + 1, this.#intakeFrom!);
     const verdicts = new Array<boolean>(rows.length).fill(true);
     const unknown: number[] = [];
+    if (rows.length > 0) this.#forgetBefore(Number(rows[0].seq));
+    let run = 0;
     for (let at = 0; at < rows.length; at++) {
       const row = rows[at];
-      const known = this.#acknowledged.get(String(row.id));
-      if (known !== undefined) this.#acknowledged.delete(known.id);
-      if (Number(row.seq) < from) continue; // covered already (another instance's head)
-      if (known === undefined) unknown.push(at);
-      else {
-        verdicts[at] = known.receivedAt === row.received_at && known.digest === row.digest &&
-          known.kind === row.kind && known.size === Number(row.size);
+      const seq = Number(row.seq);
+      if (seq < from) continue; // covered already (another instance's head)
+      const found = this.#runOf(seq, run);
+      if (found < 0) {
+        unknown.push(at);
+        continue;
       }
+      run = found;
+      verdicts[at] = this.#sameAsCommitted(row, seq, this.#committed[found]);
     }
     if (unknown.length === 0) return verdicts;
     const signed = await this.#options.statements.run(
@@ -487,6 +547,26 @@ export class TreeHeadSigner {
       }
     });
     return verdicts;
+  }
+
+  /**
+   * Whether a row this process committed still reads as committed: its receipt leaf, hashed
+   * from the five signed members as they read now, equals the committed one. A row a writer
+   * changed, or moved to another `seq`, gives another leaf.
+   */
+  #sameAsCommitted(row: Record<string, unknown>, seq: number, run: CommittedRun): boolean {
+    try {
+      const leaf = receiptLeaf({
+        id: String(row.id),
+        receivedAt: String(row.received_at),
+        digest: String(row.digest),
+        kind: String(row.kind),
+        size: Number(row.size),
+      });
+      return sameBytes(run.leaves, run.offset + 32 * (seq - run.first), leaf);
+    } catch {
+      return false; // members no receipt can have (canonicalReceiptBytes refuses them)
+    }
   }
 
   #mismatch(checkpoint: number | undefined, size: number): never {

@@ -21,7 +21,7 @@ import type {
   SubmissionSummary,
   Surface,
 } from "../store/store.ts";
-import type { ReceiptBatchProof, SignedReceiptFields } from "../signing/receipt.ts";
+import type { ReceiptBatchProof } from "../signing/receipt.ts";
 import { sha256Digest } from "../bytes.ts";
 import { isReceiptId, newSubmissionIds } from "../ids.ts";
 import type { IdentityCheck } from "../message/identity.ts";
@@ -101,12 +101,6 @@ export interface IntakeOptions {
    * was opened with, `StoreOptions.signReceipts`, which signs every receipt it commits).
    */
   readonly signReceipts?: ReceiptSigner;
-  /**
-   * Told the signed members of each receipt once its row is committed (a new row, not a replay):
-   * the tree-head signer then knows this row was acknowledged without re-checking its stored
-   * signature (src/tree_heads.ts).
-   */
-  readonly onStored?: (receipt: SignedReceiptFields) => void;
 }
 
 /** The receipt facts of a submission: what was committed (a new row) or found (a lookup). */
@@ -300,7 +294,6 @@ export class Intake {
     return this.#options.store.append(row, keySince).then((appended) => {
       if (appended === false) return undefined;
       const receipt = receiptOf(row, row.content.byteLength, appended.signature);
-      this.#options.onStored?.(receipt);
       return { receipt, contextId: row.contextId, replayed: false };
     });
   }

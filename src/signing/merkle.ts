@@ -33,7 +33,7 @@
  *
  * @module
  */
-import { sha256 } from "../bytes.ts";
+import { sameBytes, sha256 } from "../bytes.ts";
 import { canonicalString } from "../json/canonical.ts";
 
 const LEAF_PREFIX = 0x00;
@@ -286,7 +286,7 @@ export class MerkleLog {
       let leaves = chunks.get(chunk);
       if (leaves === undefined) {
         leaves = await read(chunk);
-        if (leaves.length !== MERKLE_CHUNK || !same(treeRoot(leaves), this.#kept[0][chunk])) {
+        if (leaves.length !== MERKLE_CHUNK || !sameKept(treeRoot(leaves), this.#kept[0][chunk])) {
           throw new ChunkChanged(chunk);
         }
         chunks.set(chunk, leaves);
@@ -310,8 +310,8 @@ export class MerkleLog {
   }
 }
 
-function same(a: Uint8Array, b: Uint8Array | undefined): boolean {
-  return b !== undefined && a.length === b.length && a.every((byte, i) => byte === b[i]);
+function sameKept(hash: Uint8Array, kept: Uint8Array | undefined): boolean {
+  return kept !== undefined && hash.length === kept.length && sameBytes(kept, 0, hash);
 }
 
 /** The stored columns of a submission that its Merkle leaf commits to. */

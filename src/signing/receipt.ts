@@ -70,7 +70,7 @@
  *
  * @module
  */
-import { base64url, fromBase64url } from "../bytes.ts";
+import { base64url, fromBase64url, sameBytes } from "../bytes.ts";
 import { canonicalString } from "../json/canonical.ts";
 import { statementBytes } from "./statement.ts";
 import { signBytes, verifyBytes } from "./ed25519.ts";
@@ -162,6 +162,16 @@ export function canonicalReceiptBytes(receipt: SignedReceiptFields): Uint8Array<
 }
 
 const encoder = new TextEncoder();
+
+/**
+ * A receipt's leaf in its batch's tree (RFC 6962 §2.1: SHA-256 of 0x00 and its signed bytes): what
+ * a batch stores per receipt, and what one receipt is found by among them.
+ *
+ * @throws {TypeError} As {@linkcode canonicalReceiptBytes}.
+ */
+export function receiptLeaf(receipt: SignedReceiptFields): Uint8Array<ArrayBuffer> {
+  return leafHash(canonicalReceiptBytes(receipt));
+}
 
 /**
  * Signs a receipt with the Beacon's key.
@@ -306,7 +316,7 @@ export function receiptSignatureInBatch(
   if (!Number.isInteger(size) || size < 1) return undefined;
   let leaf: Uint8Array;
   try {
-    leaf = leafHash(canonicalReceiptBytes(receipt));
+    leaf = receiptLeaf(receipt);
   } catch {
     return undefined;
   }
@@ -329,13 +339,6 @@ export function receiptSignatureInBatch(
     };
   }
   return rebuilt.proofs[index];
-}
-
-/** Whether `bytes` holds `part` at `offset`. */
-function sameBytes(bytes: Uint8Array, offset: number, part: Uint8Array): boolean {
-  if (offset + part.length > bytes.length) return false;
-  for (let i = 0; i < part.length; i++) if (bytes[offset + i] !== part[i]) return false;
-  return true;
 }
 
 /**

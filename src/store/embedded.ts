@@ -194,16 +194,16 @@ export class EmbeddedConnection {
 
   /**
    * Inserts `rows` and, when some were inserted, their batch's signature in one durable
-   * transaction; resolves with, per row, whether it was inserted (`false`: its idempotency key
-   * was already used in its window). Rejects, with nothing committed and the connection back in
+   * transaction; resolves with, per row, the `seq` it was stored under, or 0 when its
+   * idempotency key was already used in its window. Rejects, with nothing committed and the connection back in
    * autocommit, on any error.
    */
-  commit(rows: readonly PendingRow[], batch?: BatchSignature): Promise<boolean[]> {
+  commit(rows: readonly PendingRow[], batch?: BatchSignature): Promise<number[]> {
     return this.#whileBusy(() => {
       if (this.#closed) throw new ConnectionStateError("used after it was closed");
       // IMMEDIATE takes the write lock up front, so the only busy point is here, before any row.
       this.#db.exec("BEGIN IMMEDIATE");
-      const inserted: boolean[] = new Array(rows.length);
+      const seqs: number[] = new Array(rows.length);
       try {
         // Under the write lock SQLite numbers this transaction's rows consecutively: the batch
         // row names them by their first and last `seq`.
@@ -214,9 +214,9 @@ export class EmbeddedConnection {
           const result = row.keySince === undefined
             ? this.#prepare(INSERT_ROW).run(...row.values)
             : this.#prepare(INSERT_ROW_UNLESS_KEY_USED).run(...keyedInsertArgs(row));
-          inserted[i] = result.changes === 1;
-          if (inserted[i]) {
-            last = Number(result.lastInsertRowid);
+          seqs[i] = result.changes === 1 ? Number(result.lastInsertRowid) : 0;
+          if (seqs[i] !== 0) {
+            last = seqs[i];
             if (first === 0) first = last;
           }
         }
@@ -233,7 +233,7 @@ export class EmbeddedConnection {
       this.#ensureAutocommit();
       this.counters.commits++;
       this.counters.writes += rows.length;
-      return inserted;
+      return seqs;
     });
   }
 

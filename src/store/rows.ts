@@ -330,7 +330,7 @@ const member = (place: number) => `r.value ->> ${place}`;
  * accepts; the text's UTF-8 is then exactly those bytes, `CAST … AS BLOB`), `1` for hex.
  * The key check is {@linkcode KEY_USED_SEQS} on the element's own members. Rows are inserted in
  * array order, so they get consecutive `seq`s in batch order; `RETURNING` names the rows
- * inserted.
+ * inserted and the `seq` each got.
  */
 export const INSERT_BATCH_JSON = `INSERT INTO submissions (${INSERT_COLUMNS})
   SELECT ${member(0)}, ${member(1)}, ${member(2)}, ${member(3)}, ${member(4)}, ${member(5)},
@@ -345,7 +345,7 @@ export const INSERT_BATCH_JSON = `INSERT INTO submissions (${INSERT_COLUMNS})
       WHERE idempotency_hash IS NULL AND source_hash = ${member(9)}
         AND idempotency_key = ${member(12)} AND received_at >= ${member(14)})
   ORDER BY r.key
-  RETURNING id`;
+  RETURNING id, seq`;
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 

@@ -61,6 +61,13 @@ export interface StoreOptions {
    * stored with its row. Without it, receipts are unsigned.
    */
   readonly signReceipts?: ReceiptSigner;
+  /**
+   * Told, after each signed batch's commit, the `seq` each row was stored under (0: not
+   * inserted) and the batch's receipt leaves, 32 bytes per row in the same order: what the
+   * tree-head signer needs to know that this process acknowledged those rows
+   * (src/tree_heads.ts), one call per batch and nothing kept per row.
+   */
+  readonly onCommitted?: (seqs: readonly number[], leaves: Uint8Array) => void;
 }
 
 /** What {@linkcode SubmissionStore.append} reports for a row it stored. */
@@ -95,11 +102,13 @@ export class SubmissionStore {
   readonly database: Database;
   readonly #writer: GroupCommitter<PendingRow, Appended | undefined>;
   readonly #signReceipts: ReceiptSigner | undefined;
+  readonly #onCommitted: StoreOptions["onCommitted"];
 
   /** The store on an open `database`, signing with `options.signReceipts`. */
   constructor(database: Database, options: StoreOptions = {}) {
     this.database = database;
     this.#signReceipts = options.signReceipts;
+    this.#onCommitted = options.onCommitted;
     this.#writer = new GroupCommitter((rows, deadline) => this.#signAndCommit(rows, deadline), {
       retryAlone: isRowFault,
       timeoutMs: database.timeoutMs,
@@ -167,9 +176,16 @@ export class SubmissionStore {
       throw new SigningFailure(error);
     }
     // A batch retried row by row is signed again, each row alone, so each keeps its own.
-    const inserted = await this.database.connection.commit(rows, deadline, signed);
-    return inserted.map((stored, i) =>
-      !stored ? undefined : signed === undefined ? {} : { signature: signed.receipts[i] }
+    const seqs = await this.database.connection.commit(rows, deadline, signed);
+    // Committed is committed: a listener that fails must not turn the receipts into an error
+    // (the tree-head signer then checks those rows by their stored signatures instead).
+    try {
+      if (signed !== undefined) this.#onCommitted?.(seqs, signed.leaves);
+    } catch {
+      // nothing to undo
+    }
+    return seqs.map((seq, i) =>
+      seq === 0 ? undefined : signed === undefined ? {} : { signature: signed.receipts[i] }
     );
   }
 

@@ -33,8 +33,8 @@ export type WriterReply =
   | {
     readonly type: "done";
     readonly id: number;
-    /** Per row, whether it was inserted; absent when the commit failed. */
-    readonly inserted?: boolean[];
+    /** Per row, the `seq` it was stored under (0: not inserted); absent when the commit failed. */
+    readonly seqs?: number[];
     /** The driver's error code or name when it failed, never its message. */
     readonly error?: string;
   };
@@ -56,7 +56,7 @@ export class WriterThread {
   readonly #worker: Worker;
   readonly #pending = new Map<
     number,
-    { resolve: (inserted: boolean[]) => void; reject: (e: unknown) => void }
+    { resolve: (seqs: number[]) => void; reject: (e: unknown) => void }
   >();
   #next = 0;
   #closed: (() => void) | undefined;
@@ -69,7 +69,7 @@ export class WriterThread {
       if (reply.type !== "done") return;
       const pending = this.#pending.get(reply.id);
       this.#pending.delete(reply.id);
-      if (reply.inserted !== undefined) pending?.resolve(reply.inserted);
+      if (reply.seqs !== undefined) pending?.resolve(reply.seqs);
       else pending?.reject(new WriterError(reply.error ?? "unknown"));
     };
     worker.onerror = (event) => {
@@ -114,7 +114,7 @@ export class WriterThread {
    * Commits `rows` and their batch's signature in one transaction on the writer thread; resolves
    * once it is durable.
    */
-  commit(rows: readonly PendingRow[], batch?: BatchSignature): Promise<boolean[]> {
+  commit(rows: readonly PendingRow[], batch?: BatchSignature): Promise<number[]> {
     const id = this.#next++;
     // Only what the commit stores crosses the thread (not the receipts' proofs).
     const stored = batch && { leaves: batch.leaves, signature: batch.signature };

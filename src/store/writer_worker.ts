@@ -40,7 +40,7 @@ self.onmessage = (event: MessageEvent<WriterRequest>) => {
         reply({
           type: "done",
           id: request.id,
-          inserted: await connection!.commit(request.rows, request.batch),
+          seqs: await connection!.commit(request.rows, request.batch),
         });
       } catch (error) {
         reply({ type: "done", id: request.id, error: errorCode(error) });

@@ -36,7 +36,7 @@ Deno.test("EmbeddedConnection.commit() inserts a batch in one transaction anothe
     pendingRow(submission("a")),
     pendingRow(submission("b")),
   ]);
-  assertEquals(inserted, [true, true]);
+  assertEquals(inserted, [1, 2], "each row's seq");
   assertEquals(count(path), 2);
   assertEquals(connection.counters, { commits: 1, writes: 2 });
   connection.close();
@@ -46,8 +46,8 @@ Deno.test("EmbeddedConnection.commit() reports a row whose idempotency key was u
   const { url, path } = await database();
   const connection = await EmbeddedConnection.open(url);
   const since = new Date(0).toISOString();
-  assertEquals(await connection.commit([pendingRow(submission("a", "k"), since)]), [true]);
-  assertEquals(await connection.commit([pendingRow(submission("b", "k"), since)]), [false]);
+  assertEquals(await connection.commit([pendingRow(submission("a", "k"), since)]), [1]);
+  assertEquals(await connection.commit([pendingRow(submission("b", "k"), since)]), [0]);
   assertEquals(count(path), 1);
   connection.close();
 });
@@ -60,7 +60,7 @@ Deno.test("EmbeddedConnection.commit() rolls a failed batch back completely and 
     connection.commit([pendingRow(submission("same")), pendingRow(submission("same"))])
   );
   assertEquals(count(path), 0);
-  assertEquals(await connection.commit([pendingRow(submission("next"))]), [true]);
+  assertEquals(await connection.commit([pendingRow(submission("next"))]), [1]);
   assertEquals(count(path), 1);
   connection.close();
 });
@@ -77,7 +77,7 @@ Deno.test("EmbeddedConnection.commit() gives up on a lock held past its busy bud
   assert(isBusy(error), "expected a busy error");
   holder.exec("COMMIT");
   holder.close();
-  assertEquals(await connection.commit([pendingRow(submission("after"))]), [true]);
+  assertEquals(await connection.commit([pendingRow(submission("after"))]), [1]);
   // Committed, not merely inserted into a transaction left open by the failure.
   assertEquals(count(path), 1);
   connection.close();
@@ -92,7 +92,7 @@ Deno.test("EmbeddedConnection.commit() waits for a lock released within its busy
   await new Promise((resolve) => setTimeout(resolve, 30));
   holder.exec("COMMIT");
   holder.close();
-  assertEquals(await committing, [true]);
+  assertEquals(await committing, [1]);
   assertEquals(count(path), 1);
   connection.close();
 });

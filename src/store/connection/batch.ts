@@ -15,7 +15,8 @@ import {
 } from "../rows.ts";
 
 /**
- * The rows in one `INSERT … RETURNING` over a JSON array (`RETURNING` names the rows inserted), the
+ * The rows in one `INSERT … RETURNING` over a JSON array (`RETURNING` names the rows inserted and
+ * their `seq`s, 0 standing for a row not inserted, as `Connection.commit` in connection.ts says), the
  * batch's signature right after it in the same write transaction, for exactly the rows it
  * inserted ({@linkcode INSERT_BATCH_AFTER_ROWS}), and last the deadline guard
  * ({@linkcode BEFORE_DEADLINE}): a Hrana batch, sent as one pipeline request, that commits all of
@@ -26,13 +27,13 @@ export async function commitStatements(
   rows: readonly PendingRow[],
   deadline: number,
   batch?: BatchSignature,
-): Promise<boolean[]> {
+): Promise<number[]> {
   const statements: InStatement[] = [{ sql: INSERT_BATCH_JSON, args: [insertBatchJson(rows)] }];
   if (batch !== undefined) {
     statements.push({ sql: INSERT_BATCH_AFTER_ROWS, args: [batch.leaves, batch.signature] });
   }
   if (Number.isFinite(deadline)) statements.push({ sql: BEFORE_DEADLINE, args: [deadline] });
   const [result] = await client.batch(statements, "write");
-  const inserted = new Set(result.rows.map((row) => String(row[0])));
-  return rows.map((row) => inserted.has(row.id));
+  const seqs = new Map(result.rows.map((row) => [String(row[0]), Number(row[1])]));
+  return rows.map((row) => seqs.get(row.id) ?? 0);
 }

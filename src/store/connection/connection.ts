@@ -28,8 +28,8 @@ export interface Connection {
   read(sql: string, args: ReadArgs): Promise<Record<string, unknown>[]>;
   /**
    * Inserts `rows` and, when some were inserted, the batch's signature in one durable
-   * transaction; resolves with, per row, whether it was inserted (`false`: its idempotency key
-   * was already used in its window). `deadline` is the call's (src/store/group_commit.ts): a
+   * transaction; resolves with, per row, the `seq` it was stored under, or 0 when it was not
+   * inserted (its idempotency key was already used in its window; `seq` starts at 1). `deadline` is the call's (src/store/group_commit.ts): a
    * kind that can be reached late (a remote database) stores nothing when the call arrives after
    * it.
    */
@@ -37,7 +37,7 @@ export interface Connection {
     rows: readonly PendingRow[],
     deadline: number,
     batch?: BatchSignature,
-  ): Promise<readonly boolean[]>;
+  ): Promise<readonly number[]>;
   /** Drops the connection of a read past its deadline (remote databases). */
   readonly abandonRead?: () => void;
   /** Drops the connection of a commit past its deadline (remote databases). */

@@ -43,7 +43,7 @@ async function commitRemote(
   rows: readonly PendingRow[],
   deadline: number,
   batch: BatchSignature | undefined,
-): Promise<boolean[]> {
+): Promise<number[]> {
   const before = connection.lastSend;
   try {
     return await commitStatements(connection.client, rows, deadline, batch);
