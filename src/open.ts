@@ -121,8 +121,7 @@ export async function openBeacon(
     signReceipts: signer,
     // Only while heads are signed: the signer consumes what it is told.
     ...(interval === "off" ? {} : {
-      onCommitted: (seqs: readonly number[], leaves: Uint8Array) =>
-        treeHeadSigner.committed(seqs, leaves),
+      onCommitted: (seqs, receipts) => treeHeadSigner.committed(seqs, receipts),
     }),
   });
   const guard = await guardFile(database.connection.file, onError, identity);

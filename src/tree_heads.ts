@@ -22,7 +22,7 @@
  *   (src/signing/log_audit.ts): a row without one that verifies under the key was not
  *   acknowledged by the Beacon, so the head stops before it and the row is reported once
  *   (`TreeHeadWithheld`). A row this process committed itself is compared instead with the
- *   receipt leaf it committed ({@linkcode TreeHeadSigner.committed}), which costs one hash;
+ *   members it committed ({@linkcode TreeHeadSigner.committed}), which costs no hash;
  * - the new tree extends every head of this key (RFC 9162 §2.1.4): the same root over that
  *   prefix, at every size, including heads another instance signed meanwhile.
  *
@@ -50,7 +50,7 @@
  *
  * @module
  */
-import { hex, sameBytes } from "./bytes.ts";
+import { hex } from "./bytes.ts";
 import {
   CHECKPOINT_COLUMNS,
   type CheckpointFields,
@@ -60,7 +60,7 @@ import {
   verifyCheckpoint,
 } from "./signing/checkpoint.ts";
 import type { SigningKey } from "./signing/key.ts";
-import { receiptLeaf } from "./signing/receipt.ts";
+import type { SignedReceiptFields } from "./signing/receipt.ts";
 import {
   consistencyProof,
   IntakeSignatures,
@@ -152,16 +152,36 @@ export interface ConsistencyProof {
 const COMMITTED_LIMIT = 65_536;
 
 /**
- * Rows this process committed with consecutive `seq`s, `first` to `first + count - 1`, in one
- * batch: their receipt leaves are the batch's, `count` of them from byte `offset` on. One object
- * per batch, holding the leaves the signing made anyway, so remembering them keeps nothing per
- * row for the garbage collector to trace.
+ * The signed members of a batch's receipts as committed ({@linkcode committedMembers} of each,
+ * end to end) and where each row's begins: one string and one array per batch, so remembering a
+ * batch until a head covers it leaves nothing per row for the garbage collector to trace.
  */
+interface CommittedBatch {
+  readonly text: string;
+  /** Row `i`'s members are `text.slice(starts[i], starts[i + 1])`. */
+  readonly starts: Uint32Array;
+}
+
+/** Rows with consecutive `seq`s, `first` to `first + count - 1`, from row `position` of `batch`. */
 interface CommittedRun {
   readonly first: number;
   readonly count: number;
-  readonly leaves: Uint8Array;
-  readonly offset: number;
+  readonly batch: CommittedBatch;
+  readonly position: number;
+}
+
+/**
+ * A receipt's five signed members in one unambiguous string (a JSON array): what a row this
+ * process committed must still read as. JSON, not the signed bytes: no hash is needed to compare.
+ */
+function committedMembers(
+  id: string,
+  receivedAt: string,
+  digest: string,
+  kind: string,
+  size: number,
+): string {
+  return JSON.stringify([id, receivedAt, digest, kind, size]);
 }
 
 /** How many of the largest heads `latest()` looks at for one that verifies. */
@@ -216,13 +236,23 @@ export class TreeHeadSigner {
 
   /**
    * Records that this process committed a batch (the store calls it after each commit,
-   * `StoreOptions.onCommitted`): per row the `seq` it was stored under (0: not inserted) and the
-   * batch's receipt leaves in the same order. Covering such a row needs no check of its stored
-   * signature: its receipt leaf, hashed from the five signed members as the row reads now, must
-   * only equal the one committed, one hash instead of the receipt's batch and signature. Rows of
-   * other instances, or from before this start, are checked by their signature. Never throws.
+   * `StoreOptions.onCommitted`): per row the `seq` it was stored under (0: not inserted) and its
+   * receipt's signed members, in the same order. Covering such a row needs no check of its stored
+   * signature: the row must only still read as committed, a comparison of five values instead of
+   * hashing the receipt and its batch. Rows of other instances, or from before this start, are
+   * checked by their signature. Never throws.
    */
-  committed(seqs: readonly number[], leaves: Uint8Array): void {
+  committed(seqs: readonly number[], receipts: readonly SignedReceiptFields[]): void {
+    if (this.#committedRows >= COMMITTED_LIMIT) return;
+    const parts = new Array<string>(receipts.length);
+    const starts = new Uint32Array(receipts.length + 1);
+    for (let i = 0; i < receipts.length; i++) {
+      const { id, receivedAt, digest, kind, size } = receipts[i];
+      parts[i] = committedMembers(id, receivedAt, digest, kind, size);
+      starts[i + 1] = starts[i] + parts[i].length;
+    }
+    // `join` makes one flat string: the parts are garbage at once.
+    const batch = { text: parts.join(""), starts };
     let start = 0;
     for (let at = 1; at <= seqs.length; at++) {
       // A run ends where the next row was not inserted or was numbered apart from it.
@@ -230,7 +260,7 @@ export class TreeHeadSigner {
       const first = seqs[start];
       const count = at - start;
       if (first > 0 && this.#committedRows + count <= COMMITTED_LIMIT) {
-        this.#remember({ first, count, leaves, offset: 32 * start });
+        this.#remember({ first, count, batch, position: start });
       }
       start = at;
     }
@@ -550,23 +580,21 @@ export class TreeHeadSigner {
   }
 
   /**
-   * Whether a row this process committed still reads as committed: its receipt leaf, hashed
-   * from the five signed members as they read now, equals the committed one. A row a writer
-   * changed, or moved to another `seq`, gives another leaf.
+   * Whether a row this process committed still reads as committed: its five signed members, as
+   * they read now and as the stored-signature path reads them, equal the committed ones. A row a
+   * writer changed, or moved to another `seq`, reads otherwise.
    */
   #sameAsCommitted(row: Record<string, unknown>, seq: number, run: CommittedRun): boolean {
-    try {
-      const leaf = receiptLeaf({
-        id: String(row.id),
-        receivedAt: String(row.received_at),
-        digest: String(row.digest),
-        kind: String(row.kind),
-        size: Number(row.size),
-      });
-      return sameBytes(run.leaves, run.offset + 32 * (seq - run.first), leaf);
-    } catch {
-      return false; // members no receipt can have (canonicalReceiptBytes refuses them)
-    }
+    const { text, starts } = run.batch;
+    const at = run.position + seq - run.first;
+    return text.slice(starts[at], starts[at + 1]) ===
+      committedMembers(
+        String(row.id),
+        String(row.received_at),
+        String(row.digest),
+        String(row.kind),
+        Number(row.size),
+      );
   }
 
   #mismatch(checkpoint: number | undefined, size: number): never {

@@ -62,12 +62,12 @@ export interface StoreOptions {
    */
   readonly signReceipts?: ReceiptSigner;
   /**
-   * Told, after each signed batch's commit, the `seq` each row was stored under (0: not
-   * inserted) and the batch's receipt leaves, 32 bytes per row in the same order: what the
+   * Told, after each batch's commit, the `seq` each row was stored under (0: not
+   * inserted) and the signed members of each row's receipt, in the same order: what the
    * tree-head signer needs to know that this process acknowledged those rows
-   * (src/tree_heads.ts), one call per batch and nothing kept per row.
+   * (src/tree_heads.ts), one call per batch.
    */
-  readonly onCommitted?: (seqs: readonly number[], leaves: Uint8Array) => void;
+  readonly onCommitted?: (seqs: readonly number[], receipts: readonly SignedFields[]) => void;
 }
 
 /** What {@linkcode SubmissionStore.append} reports for a row it stored. */
@@ -170,8 +170,9 @@ export class SubmissionStore {
   ): Promise<(Appended | undefined)[]> {
     const sign = this.#signReceipts;
     let signed: SignedBatch | undefined;
+    const receipts = rows.map((row) => row.signed);
     try {
-      signed = sign === undefined ? undefined : await sign(rows.map((row) => row.signed));
+      signed = sign === undefined ? undefined : await sign(receipts);
     } catch (error) {
       throw new SigningFailure(error);
     }
@@ -180,7 +181,7 @@ export class SubmissionStore {
     // Committed is committed: a listener that fails must not turn the receipts into an error
     // (the tree-head signer then checks those rows by their stored signatures instead).
     try {
-      if (signed !== undefined) this.#onCommitted?.(seqs, signed.leaves);
+      this.#onCommitted?.(seqs, receipts);
     } catch {
       // nothing to undo
     }

@@ -26,6 +26,7 @@ import { Database } from "../../src/store/database.ts";
 import { SubmissionStore } from "../../src/store/store.ts";
 import { TreeHeadSigner } from "../../src/tree_heads.ts";
 import { newSubmission } from "../support/rows.ts";
+import type { SignedFields } from "../../src/store/rows.ts";
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { fill, review, type TempDatabase, tempDatabase, text } from "../../review/tests/support.ts";
 import { type ServerProcess, startServer } from "../support/server.ts";
@@ -884,26 +885,21 @@ Deno.test("a row this process acknowledged and a writer then changed is not cove
   }
 });
 
-Deno.test("rows a batch committed around rows the key check skipped are each compared with their own committed leaf", async () => {
+Deno.test("rows a batch committed around rows the key check skipped are each compared with their own committed members", async () => {
   const database = await tempDatabase();
   const db = await Database.open({ url: database.url });
   const key = await signingKeyFromSeed(crypto.getRandomValues(new Uint8Array(32)));
-  const leaves: Uint8Array[] = [];
+  const committed: SignedFields[] = [];
   const store = new SubmissionStore(db, {
     signReceipts: (receipts) => signReceipts(key, receipts),
-    onCommitted: (_seqs, batch) => leaves.push(batch),
+    onCommitted: (_seqs, receipts) => committed.push(...receipts),
   });
   try {
-    // Four rows, one commit each: seqs 1 to 4 with their receipt leaves.
+    // Four rows, one commit each: seqs 1 to 4 with their receipts' members.
     for (const id of ["a", "b", "c", "d"]) await store.append(newSubmission(id));
-    const [one, two, three, four] = leaves;
-    const skipped = new Uint8Array(32).fill(0xee); // a row the key check skipped has a leaf too
-    const joined = (...parts: Uint8Array[]) => {
-      const bytes = new Uint8Array(32 * parts.length);
-      parts.forEach((part, i) => bytes.set(part, 32 * i));
-      return bytes;
-    };
-    const signer = (told: [number[], Uint8Array][]) => {
+    const [one, two, three, four] = committed;
+    const skipped = { ...one, id: "skipped" }; // a row the key check skipped was signed too
+    const signer = (told: [number[], SignedFields[]][]) => {
       const errors: string[] = [];
       const made = new TreeHeadSigner({
         statements: db.statements,
@@ -911,17 +907,17 @@ Deno.test("rows a batch committed around rows the key check skipped are each com
         now: Date.now,
         onIgnored: (error) => errors.push(`${error.name} ${error.seq}`),
       });
-      for (const [seqs, batch] of told) made.committed(seqs, batch);
+      for (const [seqs, receipts] of told) made.committed(seqs, receipts);
       return { made, errors };
     };
-    // Told the leaves out of place, a signer holds back the first row whose leaf differs.
-    const wrong = signer([[[1, 2], joined(two, one)]]);
+    // Told the receipts out of place, a signer holds back the first row that reads otherwise.
+    const wrong = signer([[[1, 2], [two, one]]]);
     assertEquals((await wrong.made.sign())?.treeSize, 0);
     assertEquals(wrong.errors, ["TreeHeadWithheld 1"]);
-    // Each run of a batch starts at its own row's leaf, whatever was skipped before it.
+    // Each run of a batch starts at its own row's members, whatever was skipped before it.
     const right = signer([
-      [[0, 1, 0, 2, 3], joined(skipped, one, skipped, two, three)],
-      [[0, 4], joined(skipped, four)],
+      [[0, 1, 0, 2, 3], [skipped, one, skipped, two, three]],
+      [[0, 4], [skipped, four]],
     ]);
     assertEquals((await right.made.sign())?.treeSize, 4);
     assertEquals(right.errors, []);

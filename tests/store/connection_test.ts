@@ -8,10 +8,10 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { startSqld } from "../support/sqld.ts";
 import { newSubmission, storedSignatures } from "../support/rows.ts";
 import { signingKeyFromSeed, signReceipts, verifyReceipt } from "../../src/signing/mod.ts";
-import { receiptLeaf } from "../../src/signing/receipt.ts";
 import type { DatabaseConfig } from "../../src/store/client.ts";
 import { Database } from "../../src/store/database.ts";
 import { type ReceiptSigner, SubmissionStore } from "../../src/store/store.ts";
+import type { SignedFields } from "../../src/store/rows.ts";
 
 /** Three concurrent appends and what the store reports and keeps of them. */
 async function appendThree(store: SubmissionStore, label: string): Promise<void> {
@@ -40,10 +40,10 @@ Deno.test("every kind of connection commits the store's signed rows, reads them 
         batches++;
         return signReceipts(key, receipts);
       };
-      const committed: { seqs: readonly number[]; leaves: Uint8Array }[] = [];
+      const committed: { seqs: readonly number[]; receipts: readonly SignedFields[] }[] = [];
       const store = await SubmissionStore.open(config, Date.now, {
         signReceipts: signer,
-        onCommitted: (seqs, leaves) => committed.push({ seqs, leaves }),
+        onCommitted: (seqs, receipts) => committed.push({ seqs, receipts }),
       });
       try {
         assertEquals(store.database.connection.file, file, label);
@@ -55,25 +55,29 @@ Deno.test("every kind of connection commits the store's signed rows, reads them 
         assertEquals(Number(n), store.counters.commits, `${label}: one signature row per commit`);
         const stored = await storedSignatures((sql) => store.database.statements.run(sql, {}));
         assertEquals(stored.size, 3, `${label}: each row stored with its signature`);
-        // Each commit tells the seq each row got and its receipt leaf, as the rows read now.
+        // Each commit tells the seq each row got and its receipt's members, as the rows read now.
         const rows = await store.database.statements.run(
           "SELECT seq, id, received_at, digest, kind, size FROM submissions ORDER BY seq",
         );
-        const told = new Map<number, Uint8Array>();
-        for (const { seqs, leaves } of committed) {
-          assertEquals(leaves.length, 32 * seqs.length, label);
-          seqs.forEach((seq, i) => told.set(seq, leaves.slice(32 * i, 32 * i + 32)));
+        const told = new Map<number, SignedFields>();
+        for (const { seqs, receipts } of committed) {
+          assertEquals(receipts.length, seqs.length, label);
+          seqs.forEach((seq, i) => told.set(seq, receipts[i]));
         }
         assertEquals([...told.keys()].sort(), rows.map((row) => Number(row.seq)), label);
         for (const row of rows) {
-          const leaf = receiptLeaf({
-            id: String(row.id),
-            receivedAt: String(row.received_at),
-            digest: String(row.digest),
-            kind: String(row.kind),
-            size: Number(row.size),
-          });
-          assertEquals(told.get(Number(row.seq)), leaf, `${label}: ${row.id}'s leaf`);
+          const { id, receivedAt, digest, kind, size } = told.get(Number(row.seq))!;
+          assertEquals(
+            { id, receivedAt, digest, kind, size },
+            {
+              id: row.id,
+              receivedAt: row.received_at,
+              digest: row.digest,
+              kind: row.kind,
+              size: Number(row.size),
+            },
+            `${label}: ${row.id}'s members`,
+          );
         }
         for (const { fields, stored: signature } of stored.values()) {
           assert(
