@@ -525,7 +525,7 @@ export class TreeHeadSigner {
    * Whether the Beacon acknowledged each row as it now reads (src/signing/log_audit.ts), with the
    * rows rewritten in place where their stored signature had to be read. Rows a head of this key
    * already covers were vouched for when it was signed. Rows this process committed are
-   * compared with what it committed (their receipt leaves); only the others are read again with
+   * compared with what it committed (their receipts' members); only the others are read again with
    * their stored signatures, checked together so that a whole batch costs one root.
    */
   async #acknowledgedRows(rows: Record<string, unknown>[]): Promise<boolean[]> {
