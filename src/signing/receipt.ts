@@ -164,16 +164,6 @@ export function canonicalReceiptBytes(receipt: SignedReceiptFields): Uint8Array<
 const encoder = new TextEncoder();
 
 /**
- * A receipt's leaf in its batch's tree (RFC 6962 §2.1: SHA-256 of 0x00 and its signed bytes): what
- * a batch stores per receipt, and what one receipt is found by among them.
- *
- * @throws {TypeError} As {@linkcode canonicalReceiptBytes}.
- */
-export function receiptLeaf(receipt: SignedReceiptFields): Uint8Array<ArrayBuffer> {
-  return leafHash(canonicalReceiptBytes(receipt));
-}
-
-/**
  * Signs a receipt with the Beacon's key.
  *
  * @param key The Beacon's signing key (`loadSigningKey`), or any object with an Ed25519
@@ -316,7 +306,7 @@ export function receiptSignatureInBatch(
   if (!Number.isInteger(size) || size < 1) return undefined;
   let leaf: Uint8Array;
   try {
-    leaf = receiptLeaf(receipt);
+    leaf = leafHash(canonicalReceiptBytes(receipt));
   } catch {
     return undefined;
   }
