@@ -48,6 +48,7 @@ export interface Ratios {
 export const FLOOR_OF: Readonly<Record<string, string>> = {
   "send-message": "floor",
   "send-message-writer": "floor",
+  "send-message-no-heads": "floor",
   "native-submit": "floor-native",
 };
 

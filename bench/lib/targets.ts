@@ -260,6 +260,19 @@ export function makeTargets(settings: TargetSettings): Target[] {
     },
     {
       ...common,
+      // The tree heads' share of a durable SendMessage, priced beside `send-message` in one run.
+      id: "send-message-no-heads",
+      label: "Beacon A2A SendMessage (durable), BEACON_CHECKPOINT_INTERVAL=off: no tree heads",
+      role: "accept",
+      path: "/a2a/v1",
+      headers: A2A_HEADERS,
+      twoXxStores: true,
+      optional: true,
+      spec: beacon("send-message-no-heads", "off", { BEACON_CHECKPOINT_INTERVAL: "off" }),
+      probe: sendMessageProbe("send-message-no-heads"),
+    },
+    {
+      ...common,
       id: "beacon-sqld",
       label: "Beacon A2A SendMessage (durable) on a real sqld on loopback",
       role: "accept",
