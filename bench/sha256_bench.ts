@@ -5,7 +5,9 @@
  * 171 bytes), 300 and 512 bytes, the 600-byte body and canonical A2A message of the bench's
  * `SendMessage`, and 4 KiB. It reports process CPU (user + system, all threads, so garbage
  * collection counts) per hash, the median of 9 interleaved rounds, under the server's V8 flags
- * when run as below. The crossover decides `NATIVE_SHA256_MIN_BYTES`.
+ * when run as below. The crossover decides `NATIVE_SHA256_MIN_BYTES`. Then the two leaves every
+ * durable submission hashes (its receipt's and, in the tree-head signer, its log leaf), hashed
+ * from their text as `src/signing/` does against encoding the text to a new array first.
  *
  * Run with `deno run -A --v8-flags=--max-semi-space-size=2 bench/sha256_bench.ts`.
  *
@@ -15,6 +17,8 @@ import { createHash, hash } from "node:crypto";
 import process from "node:process";
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
 import { sha256 } from "../src/bytes.ts";
+import { leafHash, submissionLeafData, submissionLeafHash } from "../src/signing/merkle.ts";
+import { canonicalReceiptBytes, receiptLeafHash } from "../src/signing/receipt.ts";
 
 const candidates: Record<string, (input: Uint8Array) => unknown> = {
   "noble": (input) => nobleSha256(input),
@@ -27,19 +31,43 @@ const ROUNDS = 9;
 const CALLS = 20_000;
 const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1];
 
-console.log(`size   ${Object.keys(candidates).join(" | ")}   (CPU µs per hash)`);
-for (const size of [65, 171, 300, 512, 600, 4096]) {
-  const input = crypto.getRandomValues(new Uint8Array(size));
-  const samples: number[][] = Object.keys(candidates).map(() => []);
+/** CPU µs per call of each candidate, the median of interleaved rounds. */
+function measure(runs: readonly (() => unknown)[]): number[] {
+  const samples: number[][] = runs.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
-    Object.values(candidates).forEach((run, index) => {
+    runs.forEach((run, index) => {
       const before = process.cpuUsage();
-      for (let call = 0; call < CALLS; call++) run(input);
+      for (let call = 0; call < CALLS; call++) run();
       const spent = process.cpuUsage(before);
       samples[index].push((spent.user + spent.system) / CALLS);
     });
   }
-  console.log(
-    `${String(size).padStart(4)}   ${samples.map((s) => median(s).toFixed(2)).join(" | ")}`,
-  );
+  return samples.map(median);
+}
+
+console.log(`size   ${Object.keys(candidates).join(" | ")}   (CPU µs per hash)`);
+for (const size of [65, 171, 300, 512, 600, 4096]) {
+  const input = crypto.getRandomValues(new Uint8Array(size));
+  const spent = measure(Object.values(candidates).map((run) => () => run(input)));
+  console.log(`${String(size).padStart(4)}   ${spent.map((us) => us.toFixed(2)).join(" | ")}`);
+}
+
+const row = {
+  seq: 123_456,
+  id: "AZR1t2x1q4Xv3T0x0kq8T5bJm3V6eA",
+  receivedAt: "2026-12-03T08:00:00.000Z",
+  digest: "sha256:" + "a".repeat(64),
+};
+const receipt = { ...row, size: 612, kind: "structured" };
+console.log(
+  "\nleaf                 from its text | from a new array of its UTF-8   (CPU µs per leaf)",
+);
+for (
+  const [name, fromText, fromBytes] of [
+    ["submission (log)", () => submissionLeafHash(row), () => leafHash(submissionLeafData(row))],
+    ["receipt", () => receiptLeafHash(receipt), () => leafHash(canonicalReceiptBytes(receipt))],
+  ] as const
+) {
+  const [text, bytes] = measure([fromText, fromBytes]);
+  console.log(`${name.padEnd(20)} ${text.toFixed(2)} | ${bytes.toFixed(2)}`);
 }

@@ -68,7 +68,7 @@ import {
   type LogRow,
   LogWalk,
 } from "./signing/log_audit.ts";
-import { leafHash, MERKLE_CHUNK, MerkleLog, submissionLeafData } from "./signing/merkle.ts";
+import { MERKLE_CHUNK, MerkleLog, submissionLeafHash } from "./signing/merkle.ts";
 import {
   INTAKE_SIGNATURES_FROM,
   signatureColumns,
@@ -364,12 +364,12 @@ export class TreeHeadSigner {
     const leaves: Uint8Array[] = [];
     for (const row of rows) {
       try {
-        leaves.push(leafHash(submissionLeafData({
+        leaves.push(submissionLeafHash({
           seq: Number(row.seq),
           id: String(row.id),
           receivedAt: String(row.received_at),
           digest: String(row.digest),
-        })));
+        }));
       } catch {
         break; // a row that cannot be a leaf changed: the chunk's hash check reports it
       }

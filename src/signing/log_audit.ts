@@ -26,11 +26,11 @@
  */
 import { base64url, hex } from "../bytes.ts";
 import { verifyBytes } from "./ed25519.ts";
-import { leafHash, nodeHash, split, submissionLeafData, treeRoot } from "./merkle.ts";
+import { nodeHash, split, submissionLeafHash, treeRoot } from "./merkle.ts";
 import {
   canonicalBatchBytes,
-  canonicalReceiptBytes,
   receiptBatchRoot,
+  receiptLeafHash,
   type ReceiptSignature,
   type SignedReceiptFields,
   verifyReceipt,
@@ -149,7 +149,7 @@ export class IntakeSignatures {
   ): Promise<boolean> {
     let root: Uint8Array;
     try {
-      root = treeRoot(receipts.map((receipt) => leafHash(canonicalReceiptBytes(receipt))));
+      root = treeRoot(receipts.map(receiptLeafHash));
     } catch {
       return false; // a member of the wrong type, or a string with no JCS form
     }
@@ -421,7 +421,7 @@ export class LogWalk<R extends RootRecord = RootRecord> {
     }
     let leaf: Uint8Array | undefined;
     try {
-      leaf = leafHash(submissionLeafData(row));
+      leaf = submissionLeafHash(row);
     } catch {
       findings.push({ kind: "unencodable" });
     }

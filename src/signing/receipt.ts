@@ -138,6 +138,21 @@ export interface SignedReceiptFields {
  * ```
  */
 export function canonicalReceiptBytes(receipt: SignedReceiptFields): Uint8Array<ArrayBuffer> {
+  return encoder.encode(canonicalReceiptText(receipt));
+}
+
+/**
+ * A receipt's leaf in its batch's tree (RFC 6962 §2.1: SHA-256 of 0x00 and its signed bytes),
+ * hashed from {@linkcode canonicalReceiptBytes}'s text without the bytes as an array of their own.
+ *
+ * @throws {TypeError} As {@linkcode canonicalReceiptBytes}.
+ */
+export function receiptLeafHash(receipt: SignedReceiptFields): Uint8Array<ArrayBuffer> {
+  return leafHash(canonicalReceiptText(receipt));
+}
+
+/** {@linkcode canonicalReceiptBytes} before UTF-8. */
+function canonicalReceiptText(receipt: SignedReceiptFields): string {
   for (const name of ["id", "receivedAt", "digest", "kind"] as const) {
     if (typeof receipt[name] !== "string") {
       throw new TypeError(`Cannot sign receipt: ${name} must be a string`);
@@ -152,13 +167,11 @@ export function canonicalReceiptBytes(receipt: SignedReceiptFields): Uint8Array<
   // fixed (§3.2.3) and each string is what `JSON.stringify` writes (§3.2.2.2), as `canonicalJson`
   // would produce it, without an object to sort per receipt (every batch hashes one per row).
   // tests/signing/receipt_test.ts checks it against `canonicalJson` and an independent JCS library.
-  return encoder.encode(
-    RECEIPT_CONTEXT + '{"digest":' + canonicalString(receipt.digest) + ',"id":' +
-      canonicalString(receipt.id) +
-      ',"kind":' + canonicalString(receipt.kind) + ',"receivedAt":' +
-      canonicalString(receipt.receivedAt) +
-      ',"size":' + String(receipt.size) + "}",
-  );
+  return RECEIPT_CONTEXT + '{"digest":' + canonicalString(receipt.digest) + ',"id":' +
+    canonicalString(receipt.id) +
+    ',"kind":' + canonicalString(receipt.kind) + ',"receivedAt":' +
+    canonicalString(receipt.receivedAt) +
+    ',"size":' + String(receipt.size) + "}";
 }
 
 const encoder = new TextEncoder();
@@ -252,9 +265,8 @@ export async function signReceipts(
   const hashes: Uint8Array[] = [];
   let single: Uint8Array<ArrayBuffer> | undefined;
   for (let i = 0; i < receipts.length; i++) {
-    const bytes = canonicalReceiptBytes(receipts[i]);
-    if (receipts.length === 1) single = bytes;
-    const leaf = leafHash(bytes);
+    if (receipts.length === 1) single = canonicalReceiptBytes(receipts[i]);
+    const leaf = single === undefined ? receiptLeafHash(receipts[i]) : leafHash(single);
     leaves.set(leaf, 32 * i);
     hashes.push(leaf);
   }
@@ -306,7 +318,7 @@ export function receiptSignatureInBatch(
   if (!Number.isInteger(size) || size < 1) return undefined;
   let leaf: Uint8Array;
   try {
-    leaf = leafHash(canonicalReceiptBytes(receipt));
+    leaf = receiptLeafHash(receipt);
   } catch {
     return undefined;
   }
@@ -348,7 +360,7 @@ export function receiptBatchRoot(
   }
   let leaf: Uint8Array;
   try {
-    leaf = leafHash(canonicalReceiptBytes(receipt));
+    leaf = receiptLeafHash(receipt);
   } catch {
     return undefined; // members of the wrong type, or a string with no JCS form
   }

@@ -3,14 +3,16 @@
  * streaming accumulator against the recursive definition for every size and prefix, and the
  * leaf data of a submission.
  */
-import { hex } from "../../src/bytes.ts";
+import { hex, sha256 } from "../../src/bytes.ts";
 import {
   leafHash,
   MerkleAccumulator,
   nodeHash,
   submissionLeafData,
+  submissionLeafHash,
   treeRoot,
 } from "../../src/signing/merkle.ts";
+import { canonicalReceiptBytes, receiptLeafHash } from "../../src/signing/receipt.ts";
 import { canonicalJson } from "../../src/json/canonical.ts";
 import { assertEquals, assertStrictEquals, assertThrows } from "../support/assert.ts";
 
@@ -137,4 +139,48 @@ Deno.test("submissionLeafData() is the RFC 8785 form of seq, id, receivedAt and 
       );
     }
   }
+});
+
+Deno.test("a leaf hashed from text is the leaf of its UTF-8, at every length and for any code point; nodes of any size too", () => {
+  const encoder = new TextEncoder();
+  // Independent of leafHash: SHA-256 over a fresh array holding the prefix and the bytes.
+  const expected = (prefix: number, ...parts: Uint8Array[]) => {
+    const input = new Uint8Array(1 + parts.reduce((n, part) => n + part.length, 0));
+    input[0] = prefix;
+    let at = 1;
+    for (const part of parts) {
+      input.set(part, at);
+      at += part.length;
+    }
+    return hex(sha256(input));
+  };
+  const texts = [
+    "",
+    "a",
+    "ä€😀 and an unpaired \uD800 surrogate",
+    "x".repeat(1364), // three bytes a code unit would still fit the shared buffer
+    "€".repeat(1365), // 4095 bytes: the most that fits
+    "€".repeat(1366), // one more code unit: an array of its own
+    "y".repeat(100_000),
+  ];
+  for (const text of texts) {
+    const bytes = encoder.encode(text);
+    assertEquals(hex(leafHash(text)), expected(0, bytes), `text of ${text.length}`);
+    assertEquals(hex(leafHash(bytes)), expected(0, bytes), `bytes of ${bytes.length}`);
+  }
+  for (const size of [32, 2047, 2048, 5000]) {
+    const left = new Uint8Array(size).fill(1);
+    const right = new Uint8Array(size).fill(2);
+    assertEquals(hex(nodeHash(left, right)), expected(1, left, right), `node of ${size}`);
+  }
+  const row = { seq: 7, id: "ä", receivedAt: "2025-06-01T00:00:00.000Z", digest: "sha256:00" };
+  assertEquals(hex(submissionLeafHash(row)), hex(leafHash(submissionLeafData(row))));
+  const receipt = {
+    id: "é".repeat(40),
+    receivedAt: "2025-06-01T00:00:00.000Z",
+    digest: "sha256:00",
+    size: 3,
+    kind: "structured",
+  };
+  assertEquals(hex(receiptLeafHash(receipt)), hex(leafHash(canonicalReceiptBytes(receipt))));
 });
