@@ -22,7 +22,8 @@
  *   (src/signing/log_audit.ts): a row without one that verifies under the key was not
  *   acknowledged by the Beacon, so the head stops before it and the row is reported once
  *   (`TreeHeadWithheld`). A row this process committed itself is compared instead with the
- *   members it committed ({@linkcode TreeHeadSigner.committed}), which costs no hash;
+ *   members it committed ({@linkcode TreeHeadSigner.committed}, src/signing/committed.ts),
+ *   which costs no hash;
  * - the new tree extends every head of this key (RFC 9162 §2.1.4): the same root over that
  *   prefix, at every size, including heads another instance signed meanwhile.
  *
@@ -60,6 +61,7 @@ import {
   verifyCheckpoint,
 } from "./signing/checkpoint.ts";
 import type { SigningKey } from "./signing/key.ts";
+import { CommittedReceipts } from "./signing/committed.ts";
 import type { SignedReceiptFields } from "./signing/receipt.ts";
 import {
   consistencyProof,
@@ -145,45 +147,6 @@ export interface ConsistencyProof {
   readonly asOf: string;
 }
 
-/**
- * Most rows remembered as committed by this process and not yet covered
- * ({@linkcode TreeHeadSigner.committed}); past it, rows are checked by their stored signature.
- */
-const COMMITTED_LIMIT = 65_536;
-
-/**
- * The signed members of a batch's receipts as committed ({@linkcode committedMembers} of each,
- * end to end) and where each row's begins: one string and one array per batch, so remembering a
- * batch until a head covers it leaves nothing per row for the garbage collector to trace.
- */
-interface CommittedBatch {
-  readonly text: string;
-  /** Row `i`'s members are `text.slice(starts[i], starts[i + 1])`. */
-  readonly starts: Uint32Array;
-}
-
-/** Rows with consecutive `seq`s, `first` to `first + count - 1`, from row `position` of `batch`. */
-interface CommittedRun {
-  readonly first: number;
-  readonly count: number;
-  readonly batch: CommittedBatch;
-  readonly position: number;
-}
-
-/**
- * A receipt's five signed members in one unambiguous string (a JSON array): what a row this
- * process committed must still read as. JSON, not the signed bytes: no hash is needed to compare.
- */
-function committedMembers(
-  id: string,
-  receivedAt: string,
-  digest: string,
-  kind: string,
-  size: number,
-): string {
-  return JSON.stringify([id, receivedAt, digest, kind, size]);
-}
-
 /** How many of the largest heads `latest()` looks at for one that verifies. */
 const LATEST_CANDIDATES = 16;
 
@@ -214,10 +177,8 @@ export class TreeHeadSigner {
   #intakeFrom: number | undefined;
   /** The row the last signing stopped before, reported once. */
   #withheld = 0;
-  /** Rows this process committed and has not covered yet, in `seq` order (`committed`). */
-  #committed: CommittedRun[] = [];
-  /** How many rows `#committed` holds. */
-  #committedRows = 0;
+  /** Rows this process committed and has not covered yet (`committed`). */
+  readonly #committed = new CommittedReceipts();
   /** The walk over the rows (src/signing/log_audit.ts), with the roots recorded in checkpoints for sizes the tree has not reached yet. */
   readonly #walk = new LogWalk(this.#tree);
   /** The last checkpoint `seq` read, so each is read once. */
@@ -243,57 +204,7 @@ export class TreeHeadSigner {
    * checked by their signature. Never throws.
    */
   committed(seqs: readonly number[], receipts: readonly SignedReceiptFields[]): void {
-    if (this.#committedRows >= COMMITTED_LIMIT) return;
-    const parts = new Array<string>(receipts.length);
-    const starts = new Uint32Array(receipts.length + 1);
-    for (let i = 0; i < receipts.length; i++) {
-      const { id, receivedAt, digest, kind, size } = receipts[i];
-      parts[i] = committedMembers(id, receivedAt, digest, kind, size);
-      starts[i + 1] = starts[i] + parts[i].length;
-    }
-    // `join` makes one flat string: the parts are garbage at once.
-    const batch = { text: parts.join(""), starts };
-    let start = 0;
-    for (let at = 1; at <= seqs.length; at++) {
-      // A run ends where the next row was not inserted or was numbered apart from it.
-      if (at < seqs.length && seqs[at - 1] !== 0 && seqs[at] === seqs[at - 1] + 1) continue;
-      const first = seqs[start];
-      const count = at - start;
-      if (first > 0 && this.#committedRows + count <= COMMITTED_LIMIT) {
-        this.#remember({ first, count, batch, position: start });
-      }
-      start = at;
-    }
-  }
-
-  /** Adds a run in `seq` order (commits running side by side may report out of order). */
-  #remember(run: CommittedRun): void {
-    const runs = this.#committed;
-    let at = runs.length;
-    while (at > 0 && runs[at - 1].first > run.first) at--;
-    runs.splice(at, 0, run);
-    this.#committedRows += run.count;
-  }
-
-  /** Forgets the runs wholly before `seq`: the tree has passed them. */
-  #forgetBefore(seq: number): void {
-    let passed = 0;
-    while (passed < this.#committed.length) {
-      const run = this.#committed[passed];
-      if (run.first + run.count > seq) break;
-      this.#committedRows -= run.count;
-      passed++;
-    }
-    if (passed > 0) this.#committed = this.#committed.slice(passed);
-  }
-
-  /** The run holding `seq`, searching from run `from` on; its index, or -1. */
-  #runOf(seq: number, from: number): number {
-    const runs = this.#committed;
-    for (let at = from; at < runs.length && runs[at].first <= seq; at++) {
-      if (seq < runs[at].first + runs[at].count) return at;
-    }
-    return -1;
+    this.#committed.add(seqs, receipts);
   }
 
   /** Why this signer stopped signing, once it found the store inconsistent. */
@@ -532,19 +443,21 @@ export class TreeHeadSigner {
     const from = Math.max(this.#signedSize + 1, this.#intakeFrom!);
     const verdicts = new Array<boolean>(rows.length).fill(true);
     const unknown: number[] = [];
-    if (rows.length > 0) this.#forgetBefore(Number(rows[0].seq));
-    let run = 0;
+    if (rows.length > 0) this.#committed.forgetBefore(Number(rows[0].seq));
     for (let at = 0; at < rows.length; at++) {
       const row = rows[at];
       const seq = Number(row.seq);
       if (seq < from) continue; // covered already (another instance's head)
-      const found = this.#runOf(seq, run);
-      if (found < 0) {
-        unknown.push(at);
-        continue;
-      }
-      run = found;
-      verdicts[at] = this.#sameAsCommitted(row, seq, this.#committed[found]);
+      // As the stored-signature check below reads the members.
+      const same = this.#committed.check(seq, {
+        id: String(row.id),
+        receivedAt: String(row.received_at),
+        digest: String(row.digest),
+        kind: String(row.kind),
+        size: Number(row.size),
+      });
+      if (same === undefined) unknown.push(at);
+      else verdicts[at] = same;
     }
     if (unknown.length === 0) return verdicts;
     const signed = await this.#options.statements.run(
@@ -577,24 +490,6 @@ export class TreeHeadSigner {
       }
     });
     return verdicts;
-  }
-
-  /**
-   * Whether a row this process committed still reads as committed: its five signed members, as
-   * they read now and as the stored-signature path reads them, equal the committed ones. A row a
-   * writer changed, or moved to another `seq`, reads otherwise.
-   */
-  #sameAsCommitted(row: Record<string, unknown>, seq: number, run: CommittedRun): boolean {
-    const { text, starts } = run.batch;
-    const at = run.position + seq - run.first;
-    return text.slice(starts[at], starts[at + 1]) ===
-      committedMembers(
-        String(row.id),
-        String(row.received_at),
-        String(row.digest),
-        String(row.kind),
-        Number(row.size),
-      );
   }
 
   #mismatch(checkpoint: number | undefined, size: number): never {
