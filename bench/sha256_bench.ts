@@ -9,7 +9,7 @@
  * durable submission hashes (its receipt's and, in the tree-head signer, its log leaf), hashed
  * from their text as `src/signing/` does against encoding the text to a new array first.
  *
- * Run with `deno run -A --v8-flags=--max-semi-space-size=2 bench/sha256_bench.ts`.
+ * Run with `deno run -A --v8-flags=--max-semi-space-size=16 bench/sha256_bench.ts`.
  *
  * @module
  */

@@ -3,7 +3,7 @@
  * under the bench's load), and of its parts: the 25 leaves (canonical bytes and SHA-256), the
  * RFC 6962 tree with every audit path, one Ed25519 signature by WebCrypto, and the same
  * signature by `node:crypto` (synchronous). Run with the server's V8 flags:
- * `deno run -A --v8-flags=--max-semi-space-size=2 bench/sign_bench.ts`.
+ * `deno run -A --v8-flags=--max-semi-space-size=16 bench/sign_bench.ts`.
  *
  * @module
  */
