@@ -195,8 +195,8 @@ export class EmbeddedConnection {
   /**
    * Inserts `rows` and, when some were inserted, their batch's signature in one durable
    * transaction; resolves with, per row, the `seq` it was stored under, or 0 when its
-   * idempotency key was already used in its window. Rejects, with nothing committed and the connection back in
-   * autocommit, on any error.
+   * idempotency key was already used in its window. Rejects, with nothing committed and the
+   * connection back in autocommit, on any error.
    */
   commit(rows: readonly PendingRow[], batch?: BatchSignature): Promise<number[]> {
     return this.#whileBusy(() => {

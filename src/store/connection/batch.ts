@@ -16,7 +16,7 @@ import {
 
 /**
  * The rows in one `INSERT … RETURNING` over a JSON array (`RETURNING` names the rows inserted and
- * their `seq`s, 0 standing for a row not inserted, as `Connection.commit` in connection.ts says), the
+ * their `seq`s; a row not named gets 0, as `Connection.commit` in connection.ts says), the
  * batch's signature right after it in the same write transaction, for exactly the rows it
  * inserted ({@linkcode INSERT_BATCH_AFTER_ROWS}), and last the deadline guard
  * ({@linkcode BEFORE_DEADLINE}): a Hrana batch, sent as one pipeline request, that commits all of

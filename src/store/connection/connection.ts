@@ -29,9 +29,9 @@ export interface Connection {
   /**
    * Inserts `rows` and, when some were inserted, the batch's signature in one durable
    * transaction; resolves with, per row, the `seq` it was stored under, or 0 when it was not
-   * inserted (its idempotency key was already used in its window; `seq` starts at 1). `deadline` is the call's (src/store/group_commit.ts): a
-   * kind that can be reached late (a remote database) stores nothing when the call arrives after
-   * it.
+   * inserted (its idempotency key was already used in its window; `seq` starts at 1).
+   * `deadline` is the call's (src/store/group_commit.ts): a kind that can be reached late (a
+   * remote database) stores nothing when the call arrives after it.
    */
   commit(
     rows: readonly PendingRow[],
