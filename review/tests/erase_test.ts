@@ -18,7 +18,15 @@ async function filesHolding(directory: string, word: string): Promise<string[]> 
   const needle = new TextEncoder().encode(word);
   const found: string[] = [];
   for await (const entry of Deno.readDir(directory)) {
-    const bytes = await Deno.readFile(`${directory}/${entry.name}`);
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(`${directory}/${entry.name}`);
+    } catch (error) {
+      // SQLite deletes `-wal` and `-shm` when a database's last connection closes, which was
+      // seen to happen between the listing and the read: a file gone holds nothing.
+      if (error instanceof Deno.errors.NotFound) continue;
+      throw error;
+    }
     outer: for (let start = 0; start + needle.length <= bytes.length; start++) {
       for (let index = 0; index < needle.length; index++) {
         if (bytes[start + index] !== needle[index]) continue outer;
