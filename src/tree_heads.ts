@@ -75,6 +75,7 @@ import {
   INTAKE_SIGNATURES_FROM,
   signatureColumns,
   signatureJoin,
+  signedFieldsOf,
   storedSignatureOf,
 } from "./store/rows.ts";
 import type { Database } from "./store/database.ts";
@@ -448,14 +449,8 @@ export class TreeHeadSigner {
       const row = rows[at];
       const seq = Number(row.seq);
       if (seq < from) continue; // covered already (another instance's head)
-      // As the stored-signature check below reads the members.
-      const same = this.#committed.check(seq, {
-        id: String(row.id),
-        receivedAt: String(row.received_at),
-        digest: String(row.digest),
-        kind: String(row.kind),
-        size: Number(row.size),
-      });
+      // The members as the stored-signature check below reads them.
+      const same = this.#committed.check(seq, signedFieldsOf(row));
       if (same === undefined) unknown.push(at);
       else verdicts[at] = same;
     }
@@ -471,13 +466,7 @@ export class TreeHeadSigner {
     const checked = unknown.map((at) => bySeq.get(Number(rows[at].seq)));
     const present = checked.filter((row) => row !== undefined);
     const results = await this.#intake.verifiesAll(present.map((row) => ({
-      fields: {
-        id: String(row.id),
-        receivedAt: String(row.received_at),
-        digest: String(row.digest),
-        kind: String(row.kind),
-        size: Number(row.size),
-      },
+      fields: signedFieldsOf(row),
       stored: storedSignatureOf(row),
     })));
     let next = 0;

@@ -5,7 +5,7 @@
  * @module
  */
 import { hex, sha256Hex } from "../bytes.ts";
-import { receiptSignatureInBatch } from "../signing/receipt.ts";
+import { receiptSignatureInBatch, type SignedReceiptFields } from "../signing/receipt.ts";
 
 /** Which protocol a submission arrived through. */
 export type Surface = "native" | "a2a";
@@ -230,6 +230,21 @@ export const INSERT_BATCH_AFTER_ROWS =
   "SELECT last_insert_rowid() - changes() + 1, last_insert_rowid(), ?, ? WHERE changes() > 0";
 
 /**
+ * The five members a row's receipt signature covers, as the row reads now (`id`, `received_at`,
+ * `digest`, `kind`, `size`): what its stored signature, or what this process committed, is
+ * checked against.
+ */
+export function signedFieldsOf(row: Record<string, unknown>): SignedReceiptFields {
+  return {
+    id: String(row.id),
+    receivedAt: String(row.received_at),
+    digest: String(row.digest),
+    size: Number(row.size),
+    kind: String(row.kind),
+  };
+}
+
+/**
  * The stored signature of a row read with {@linkcode signatureColumns} and the five signed
  * members (`id`, `received_at`, `digest`, `size`, `kind`); undefined when it has none. A
  * per-receipt signature comes back as stored (a malformed path as it reads: a verifier then
@@ -274,13 +289,7 @@ function batchSignatureOf(row: Record<string, unknown>): StoredSignature | undef
   // Receipts turned away in the same commit have leaves and no rows: a row's place is at least
   // its offset among the rows, and at most that many places further.
   const found = receiptSignatureInBatch(
-    {
-      id: String(row.id),
-      receivedAt: String(row.received_at),
-      digest: String(row.digest),
-      size: Number(row.size),
-      kind: String(row.kind),
-    },
+    signedFieldsOf(row),
     batch,
     offset,
     offset + leaves.length / 32 - rows,
