@@ -71,3 +71,16 @@ export class OutcomeUnknownError extends Error {
     });
   }
 }
+
+/**
+ * An idempotent retry matched a stored row that carries no receipt signature verifying under the
+ * Beacon's key: a database writer inserted or changed it (threat model, the keyless writer). The
+ * Beacon neither signs such a row's receipt nor hands it out as its own, so the retry is answered
+ * as a fault (`500 internal`, A2A -32603) and reported to the operator under this name.
+ */
+export class UnacknowledgedRowError extends Error {
+  constructor() {
+    super("An idempotent retry matched a row the Beacon never acknowledged");
+    this.name = "UnacknowledgedRowError";
+  }
+}

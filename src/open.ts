@@ -16,7 +16,7 @@ import type { SharedLimiterParts } from "./limits/select.ts";
 import type { Door } from "./middleware/door.ts";
 import { discoveryDocument } from "./native/discovery.ts";
 import type { ResolvedOptions } from "./options.ts";
-import { loadSigningKey, type SigningKey, signReceipts } from "./signing/mod.ts";
+import { IntakeSignatures, loadSigningKey, type SigningKey, signReceipts } from "./signing/mod.ts";
 import { Database } from "./store/database.ts";
 import { type FileGuard, guardFile } from "./store/file_guard.ts";
 import { type ReceiptSigner, SubmissionStore } from "./store/store.ts";
@@ -111,6 +111,8 @@ export async function openBeacon(
   const database = await Database.open(options.database, now);
   const { sourceHasher, signingKey, identity } = await loadSecrets(database, options);
   const signer: ReceiptSigner = (receipts) => signReceipts(signingKey, receipts);
+  // What a replay found in the database is checked against (src/intake/accept.ts).
+  const replays = new IntakeSignatures([signingKey.publicKey]);
   const treeHeadSigner = new TreeHeadSigner({
     statements: database.statements,
     key: signingKey,
@@ -134,7 +136,7 @@ export async function openBeacon(
     randomBytes: options.randomBytes,
     sourceHasher,
     idempotencyWindowMs: options.idempotencyWindowMs,
-    signReceipts: signer,
+    acknowledged: (fields, stored) => replays.verifies(fields, stored),
   });
   const shared = sharedLimiterParts(options, database, sourceHasher);
   const { publicOrigin } = options;

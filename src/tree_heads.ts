@@ -129,10 +129,12 @@ export class TreeHeadWithheld extends Error {
   /** The submission's `seq`: the row the heads stop before. */
   readonly seq: number;
 
-  constructor(seq: number, id: string) {
+  constructor(seq: number, id: string, future = false) {
     super(
-      `submission ${seq} (receipt ${JSON.stringify(id.slice(0, 64))}) carries no intake ` +
-        "signature that verifies under the Beacon's key; no head covers it",
+      `submission ${seq} (receipt ${JSON.stringify(id.slice(0, 64))}) ` +
+        (future
+          ? "is dated in the future; no head covers it before that time"
+          : "carries no intake signature that verifies under the Beacon's key; no head covers it"),
     );
     this.name = "TreeHeadWithheld";
     this.seq = seq;
@@ -147,6 +149,13 @@ export interface ConsistencyProof {
   /** `createdAt` of the head it was served under (its `Last-Modified`). */
   readonly asOf: string;
 }
+
+/**
+ * How far past the signer's clock a row's `received_at` may lie and still be covered: instances
+ * sharing a database may disagree by a few seconds, never by minutes. A row dated later was not
+ * received yet, whatever it carries; a head that covered it would vouch for a time to come.
+ */
+export const FUTURE_ALLOWANCE_MS = 5 * 60_000;
 
 /** How many of the largest heads `latest()` looks at for one that verifies. */
 const LATEST_CANDIDATES = 16;
@@ -397,6 +406,7 @@ export class TreeHeadSigner {
   }
 
   async #readRows(): Promise<void> {
+    const latest = this.#options.now() + FUTURE_ALLOWANCE_MS;
     while (true) {
       const rows = await this.#options.statements.run(
         "SELECT seq, id, received_at, digest, kind, size FROM submissions " +
@@ -419,10 +429,11 @@ export class TreeHeadSigner {
         if (finding?.kind === "unencodable") {
           throw new TreeHeadRefused(`submission ${seq} cannot be encoded as a leaf`);
         }
-        if (finding?.kind === "unacknowledged") {
+        const future = Date.parse(String(row.received_at)) > latest;
+        if (finding?.kind === "unacknowledged" || future) {
           if (this.#withheld !== seq) {
             this.#withheld = seq;
-            this.#options.onIgnored?.(new TreeHeadWithheld(seq, String(row.id)));
+            this.#options.onIgnored?.(new TreeHeadWithheld(seq, String(row.id), future));
           }
           return;
         }

@@ -11,17 +11,16 @@
  *
  * @module
  */
-import { IdempotencyKeyReusedError, StorageError } from "../errors.ts";
+import { IdempotencyKeyReusedError, StorageError, UnacknowledgedRowError } from "../errors.ts";
 import type {
   NewSubmission,
-  ReceiptSigner,
   StoredSignature,
   SubmissionKind,
   SubmissionStore,
   SubmissionSummary,
   Surface,
 } from "../store/store.ts";
-import type { ReceiptBatchProof } from "../signing/receipt.ts";
+import type { ReceiptBatchProof, SignedReceiptFields } from "../signing/receipt.ts";
 import { sha256Digest } from "../bytes.ts";
 import { isReceiptId, newSubmissionIds } from "../ids.ts";
 import type { IdentityCheck } from "../message/identity.ts";
@@ -97,10 +96,16 @@ export interface IntakeOptions {
   /** How long an idempotency key is remembered, in milliseconds. */
   readonly idempotencyWindowMs: number;
   /**
-   * Signs a replayed receipt whose row was stored without a signature (the same signer the store
-   * was opened with, `StoreOptions.signReceipts`, which signs every receipt it commits).
+   * Whether a stored row's receipt signature verifies under the Beacon's key (an
+   * `IntakeSignatures` check, src/signing/log_audit.ts). A replay found in the database is
+   * answered only when it does: the row is then one the Beacon acknowledged. Without it, a
+   * database writer could insert a row with an idempotency key and have the server sign the
+   * forged row's receipt by retrying it (a signing oracle). Unset: no stored row is replayed.
    */
-  readonly signReceipts?: ReceiptSigner;
+  readonly acknowledged?: (
+    fields: SignedReceiptFields,
+    stored: StoredSignature | undefined,
+  ) => Promise<boolean>;
 }
 
 /** The receipt facts of a submission: what was committed (a new row) or found (a lookup). */
@@ -229,6 +234,15 @@ export class Intake {
     // The key was used within the window: answer as the first submission was answered.
     const earlier = await this.#options.store.findByIdempotencyKey(sourceHash, key, since);
     if (earlier === undefined) throw new StorageError(new Error("idempotent row not found"));
+    // The row as it reads now must carry the signature the intake stored with it (protocol
+    // §6.3): anything else was inserted or changed by a database writer, and the Beacon never
+    // re-signs, nor hands out, a receipt it did not give (threat model, the keyless writer).
+    // A row stored before intake signatures existed (schema version 9) is refused too: its
+    // idempotency window has long passed on every store that ran that version.
+    const acknowledged = this.#options.acknowledged;
+    if (acknowledged === undefined || !await acknowledged(earlier, earlier.signature)) {
+      throw new UnacknowledgedRowError();
+    }
     const first = {
       receipt: receiptOf(earlier, earlier.size, earlier.signature),
       contextId: earlier.contextId,
@@ -238,31 +252,19 @@ export class Intake {
   }
 
   /** The first answer for a retry; a retry is the same bytes of the same kind. */
-  async #replay(
+  #replay(
     first: Accepted,
     storedDigest: string,
     digest: string,
     input: SubmissionInput,
-  ): Promise<Accepted> {
+  ): Accepted {
     const sameBytes = storedDigest === digest && first.receipt.kind === input.kind;
     if (!sameBytes && input.idempotencyReplay !== "any") {
       throw new IdempotencyKeyReusedError();
     }
-    // The first receipt's own signature, as stored with its row. A row stored before receipt
-    // signatures were stored (migration 9) has none: its receipt is signed again in the single
-    // form, which, Ed25519 being deterministic (RFC 8032 §5.1.6), is the first receipt's
-    // signature byte for byte if that one was single too.
-    return {
-      receipt: await this.#signedAlone(first.receipt),
-      contextId: first.contextId,
-      replayed: true,
-    };
-  }
-
-  async #signedAlone(receipt: Receipt): Promise<Receipt> {
-    const sign = this.#options.signReceipts;
-    if (sign === undefined || receipt.signature !== undefined) return receipt;
-    return withSignature({ ...receipt }, (await sign([receipt])).receipts[0]);
+    // The first receipt, with its own signature as stored with its row (or, for a submission
+    // still being stored by this process, as committed): never signed again.
+    return { receipt: first.receipt, contextId: first.contextId, replayed: true };
   }
 
   /** Stores a new row; undefined when its idempotency key was already used since `keySince`. */

@@ -926,3 +926,38 @@ Deno.test("rows a batch committed around rows the key check skipped are each com
     await Deno.remove(database.directory, { recursive: true });
   }
 });
+
+Deno.test("a row dated in the future is covered by no head until its time, even when its signature verifies", async () => {
+  const database = await tempDatabase();
+  const db = await Database.open({ url: database.url });
+  const key = await signingKeyFromSeed(crypto.getRandomValues(new Uint8Array(32)));
+  const store = new SubmissionStore(db, {
+    signReceipts: (receipts) => signReceipts(key, receipts),
+  });
+  try {
+    const future = Date.now() + 365 * 24 * 3600_000;
+    await store.append(newSubmission("a", { receivedAt: new Date().toISOString() }));
+    // Signed as the intake signs, by a process whose clock ran a year ahead.
+    await store.append(newSubmission("b", { receivedAt: new Date(future).toISOString() }));
+    const signerAt = (now: number) => {
+      const errors: string[] = [];
+      const signer = new TreeHeadSigner({
+        statements: db.statements,
+        key,
+        now: () => now,
+        onIgnored: (error) => errors.push(`${error.name} ${error.seq} ${error.message}`),
+      });
+      return { signer, errors };
+    };
+    const today = signerAt(Date.now());
+    assertEquals((await today.signer.sign())?.treeSize, 1, "the head stops before row 2");
+    assertEquals(today.errors.length, 1);
+    assertMatch(today.errors[0], /^TreeHeadWithheld 2 .*dated in the future/);
+    const then = signerAt(future);
+    assertEquals((await then.signer.sign())?.treeSize, 2, "covered once its time has come");
+    assertEquals(then.errors, []);
+  } finally {
+    await store.close();
+    await Deno.remove(database.directory, { recursive: true });
+  }
+});
