@@ -157,8 +157,8 @@ export interface ConsistencyProof {
  */
 export const FUTURE_ALLOWANCE_MS = 5 * 60_000;
 
-/** How many of the largest heads `latest()` looks at for one that verifies. */
-const LATEST_CANDIDATES = 16;
+/** Head rows read per query: each is verified once, then only its verdict's effect is kept. */
+const HEAD_PAGE_ROWS = 500;
 
 /** What {@linkcode TreeHeadSigner} needs. */
 export interface TreeHeadSignerOptions {
@@ -191,13 +191,16 @@ export class TreeHeadSigner {
   readonly #committed = new CommittedReceipts();
   /** The walk over the rows (src/signing/log_audit.ts), with the roots recorded in checkpoints for sizes the tree has not reached yet. */
   readonly #walk = new LogWalk(this.#tree);
-  /** The last checkpoint `seq` read, so each is read once. */
+  /** The last checkpoint `seq` read, so each is read and verified once. */
   #checkpointsRead = 0;
+  /** The largest head of this key that verifies, among those read: the one served. */
+  #largest: SignedTreeHead | undefined;
+  /** Heads of this key read and verified, not yet checked against the tree by a signing. */
+  readonly #unchecked: SignedTreeHead[] = [];
+  #reading: Promise<void> | undefined;
   /** The largest size a head of this key covers, as far as this process knows. */
   #signedSize = -1;
   #refused: TreeHeadRefused | undefined;
-  /** Whether each head row read so far verifies (by `seq`): rows never change once appended. */
-  readonly #verified = new Map<number, boolean>();
   #running: Promise<SignedTreeHead | undefined> | undefined;
 
   constructor(options: TreeHeadSignerOptions) {
@@ -299,28 +302,49 @@ export class TreeHeadSigner {
   }
 
   async #largestVerified(): Promise<SignedTreeHead | undefined> {
-    const rows = await this.#options.statements.run(
-      `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE public_key = :key ` +
-        "ORDER BY tree_size DESC, seq DESC LIMIT :limit",
-      { key: this.#options.key.publicKey, limit: LATEST_CANDIDATES },
-    );
-    for (const row of rows) {
-      const head = checkpointFromRow(row);
-      if (await this.#verifies(head)) return head;
-    }
-    return undefined;
+    await this.#readHeads();
+    return this.#largest;
   }
 
-  /** Whether a head row's signature verifies under the key it names; reports one that does not. */
-  async #verifies(head: CheckpointRow): Promise<boolean> {
-    let verified = this.#verified.get(head.seq);
-    if (verified === undefined) {
-      verified = Number.isSafeInteger(head.treeSize) && head.treeSize >= 0 &&
-        await verifyCheckpoint(head.publicKey, head, head.signature);
-      this.#verified.set(head.seq, verified);
-      if (!verified) this.#options.onIgnored?.(new TreeHeadIgnored(head.seq));
+  /**
+   * Reads the head rows appended since the last read, each once, in pages: a row of this key
+   * whose signature verifies is a head (it may become the served one, and the next signing checks
+   * the tree against it); any other row of this key is reported once and forgotten. Nothing but
+   * the largest head and the unchecked ones is kept, so no number of garbage rows can hide a
+   * genuine head or grow this process. One read at a time; a call while one runs joins it.
+   */
+  #readHeads(): Promise<void> {
+    this.#reading ??= this.#readHeadPages().finally(() => this.#reading = undefined);
+    return this.#reading;
+  }
+
+  async #readHeadPages(): Promise<void> {
+    const { key, statements, onIgnored } = this.#options;
+    while (true) {
+      const rows = await statements.run(
+        `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE seq > :after ORDER BY seq ` +
+          "LIMIT :limit",
+        { after: this.#checkpointsRead, limit: HEAD_PAGE_ROWS },
+      );
+      for (const row of rows) {
+        const head = checkpointFromRow(row);
+        this.#checkpointsRead = head.seq;
+        // Only this key's heads bind this signer: anyone can sign a head under a key of their
+        // own, and `review verify` weighs such rows against --trust.
+        if (head.publicKey !== key.publicKey) continue;
+        const verified = Number.isSafeInteger(head.treeSize) && head.treeSize >= 0 &&
+          await verifyCheckpoint(head.publicKey, head, head.signature);
+        if (!verified) {
+          onIgnored?.(new TreeHeadIgnored(head.seq));
+          continue;
+        }
+        // The largest, not the newest: heads of one key never shrink (protocol §6.5).
+        if (head.treeSize > (this.#largest?.treeSize ?? -1)) this.#largest = head;
+        this.#unchecked.push(head);
+      }
+      if (rows.length < HEAD_PAGE_ROWS) return;
+      await yieldToEventLoop();
     }
-    return verified;
   }
 
   async #sign(): Promise<SignedTreeHead | undefined> {
@@ -376,17 +400,9 @@ export class TreeHeadSigner {
   }
 
   async #readCheckpoints(): Promise<void> {
-    const rows = await this.#options.statements.run(
-      `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE seq > :after ORDER BY seq`,
-      { after: this.#checkpointsRead },
-    );
-    for (const row of rows) {
-      const head = checkpointFromRow(row);
-      this.#checkpointsRead = head.seq;
-      // Only this key's heads bind this signer: anyone can sign a head under a key of their own,
-      // and such a row must not stop the signing (`review verify` weighs them against --trust).
-      // A row that does not verify is not a head at all: neither a size signed nor a root.
-      if (head.publicKey !== this.#options.key.publicKey || !await this.#verifies(head)) continue;
+    await this.#readHeads();
+    // A row that does not verify is not a head at all: neither a size signed nor a root.
+    for (let head = this.#unchecked.shift(); head !== undefined; head = this.#unchecked.shift()) {
       const size = head.treeSize;
       this.#signedSize = Math.max(this.#signedSize, size);
       if (size > this.#tree.size) {
