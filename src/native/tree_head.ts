@@ -97,7 +97,7 @@ const NO_PROOF = "No consistency proof for those sizes: give first and second wi
  * {"first":3,"second":7,"proof":["<64 hex>", …]}
  * ```
  *
- * Sizes up to the latest head's. Anything else (a missing, malformed or larger size) is
+ * Sizes up to the latest head's. Anything else (a missing, repeated, malformed or larger size) is
  * `404 not_found`: there is no such proof. A proof never changes, so it is cacheable like the
  * documents.
  *
@@ -109,9 +109,15 @@ export function consistencyHandler(
 ): RouteHandler {
   return async (context) => {
     const query = context.url.searchParams;
-    const first = query.get("first") ?? "";
-    const second = query.get("second") ?? "";
-    if (!TREE_SIZE.test(first) || !TREE_SIZE.test(second) || Number(first) > Number(second)) {
+    // Each size exactly once: `first=1&first=2` names no one proof, and answering with either
+    // value would be a guess (a cache keyed on one of them would store the other's answer).
+    const firsts = query.getAll("first");
+    const seconds = query.getAll("second");
+    const [first = "", second = ""] = [firsts[0], seconds[0]];
+    if (
+      firsts.length !== 1 || seconds.length !== 1 || !TREE_SIZE.test(first) ||
+      !TREE_SIZE.test(second) || Number(first) > Number(second)
+    ) {
       throw new BeaconError("not_found", NO_PROOF);
     }
     const proof = await prove(Number(first), Number(second));

@@ -839,6 +839,8 @@ Deno.test("consistency proofs: every pair of heads a monitor saw verifies over H
         "first=01&second=3",
         "second=3",
         "first=-1&second=3",
+        "first=1&first=2&second=3",
+        "first=1&second=3&second=3",
       ]
     ) {
       const response = await get(`/beacon/0.1/tree-head/consistency?${query}`);
