@@ -476,10 +476,11 @@ export class TreeHeadSigner {
       const row = rows[at];
       const seq = Number(row.seq);
       if (seq < from) continue; // covered already (another instance's head)
-      // The members as the stored-signature check below reads them.
-      const same = this.#committed.check(seq, signedFieldsOf(row));
-      if (same === undefined) unknown.push(at);
-      else verdicts[at] = same;
+      // The members as the stored-signature check below reads them. A row that reads otherwise
+      // than this process committed it is judged by its stored signature, not held back: after a
+      // writer deleted the newest rows, SQLite hands their `seq`s to the next genuine rows, which
+      // carry signatures of their own.
+      if (this.#committed.check(seq, signedFieldsOf(row)) !== true) unknown.push(at);
     }
     if (unknown.length === 0) return verdicts;
     const signed = await this.#options.statements.run(

@@ -968,3 +968,32 @@ Deno.test("a row dated in the future is covered by no head until its time, even 
     await Deno.remove(database.directory, { recursive: true });
   }
 });
+
+Deno.test("a genuine row that takes the seq of a row a writer deleted is covered: it is judged by its own signature", async () => {
+  const database = await tempDatabase();
+  const seed = encodeSeed(crypto.getRandomValues(new Uint8Array(32)));
+  const errors: string[] = [];
+  // Heads only at the start (the empty tree) and at close: the deletion lands between the two.
+  const beacon = createBeacon({
+    database: { url: database.url },
+    rateLimit: "off",
+    signingKey: seed,
+    checkpointIntervalMs: 3_600_000,
+    onError: (error) => errors.push((error as Error).name),
+  });
+  try {
+    await beacon.ready();
+    for (const body of ["one", "two", "three"]) await submitInProcess(beacon, body);
+    await query(database.url, "DROP TRIGGER submissions_no_delete");
+    await query(database.url, "DELETE FROM submissions WHERE seq = 3");
+    // SQLite numbers the next row max(seq) + 1: the deleted row's seq, now a genuine row's.
+    await submitInProcess(beacon, "four, stored as row 3");
+    const [row] = await query(database.url, "SELECT seq FROM submissions WHERE seq = 3");
+    assertStrictEquals(Number(row.seq), 3);
+    await beacon.close();
+    assertEquals(errors, []);
+    assertEquals(await checkpointSizes(database.url), [0, 3], "the final head covers row 3");
+  } finally {
+    await Deno.remove(database.directory, { recursive: true });
+  }
+});
