@@ -4,7 +4,8 @@
  * can change the database can also delete the heads in it, so only a head kept elsewhere shows
  * that the log was rewritten. Each check:
  *
- * 1. fetches `<URL>/beacon/0.1/tree-head` (no redirects, a 10 s bound) and verifies its
+ * 1. fetches `<URL>/beacon/0.1/tree-head` (no redirects, a 10 s bound, at most 16 KiB read:
+ *    the body is abandoned as soon as it passes that) and verifies its
  *    Ed25519 signature (docs/protocol-0.1.md §6.5) under the trusted key: `--trust KEY` on the
  *    first run (the key of the discovery document, compared out of band), then the key the
  *    state file keeps;
@@ -12,7 +13,8 @@
  *    - a smaller size is a **shrink**, and the same size with another root a **fork**;
  *    - a larger size must come with a consistency proof
  *      (`/beacon/0.1/tree-head/consistency?first=KEPT&second=NEW`, RFC 9162 §2.1.4) that
- *      verifies between the two roots, else it is a fork too;
+ *      verifies between the two roots, else it is a fork too; so is a proof request answered
+ *      with anything but a proof, unless the answer is 429 or 503 (try again later);
  * 3. keeps the new head in FILE (written whole to `FILE.new`, then renamed over it, so a crash
  *    never leaves half a state), and only after it verified.
  *
@@ -132,27 +134,80 @@ async function writeState(path: string, state: State): Promise<void> {
   await rename(path + ".new", path);
 }
 
+/**
+ * An answer that is not what was asked for, from a Beacon that did answer: its HTTP status (0
+ * when the status was 200 but the body was not a document).
+ */
+class WrongAnswer extends Unreachable {
+  constructor(message: string, readonly status: number) {
+    super(message);
+  }
+}
+
+/**
+ * The body of `response`, read chunk by chunk and abandoned as soon as it passes `limit` bytes:
+ * an answer is never held whole before its size is known (a hostile server may send gigabytes).
+ */
+async function boundedBody(response: Response, limit: number): Promise<Uint8Array | undefined> {
+  const declared = Number(response.headers.get("content-length") ?? "0");
+  if (declared > limit) {
+    await response.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  const reader = response.body?.getReader();
+  if (reader === undefined) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > limit) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return body;
+}
+
 /** GETs `url` as JSON, bounded in time and size; anything but a 200 with JSON is Unreachable. */
 async function getJson(url: string): Promise<unknown> {
   let response: Response;
+  let body: Uint8Array | undefined;
   try {
     response = await fetch(url, {
       redirect: "error",
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       headers: { accept: "application/json" },
     });
+    body = await boundedBody(response, MAX_ANSWER_BYTES);
   } catch (error) {
     throw new Unreachable(`cannot reach ${url} (${(error as Error).name})`);
   }
-  const body = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));
-  if (response.status !== 200) throw new Unreachable(`${url} answered ${response.status}`);
-  if (body.length > MAX_ANSWER_BYTES) throw new Unreachable(`${url} answered too much`);
+  if (response.status !== 200) {
+    throw new WrongAnswer(`${url} answered ${response.status}`, response.status);
+  }
+  if (body === undefined) throw new WrongAnswer(`${url} answered too much`, 0);
   try {
     return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
   } catch {
-    throw new Unreachable(`${url} answered something that is not JSON`);
+    throw new WrongAnswer(`${url} answered something that is not JSON`, 0);
   }
 }
+
+/**
+ * Statuses of a proof request that say "not now" rather than "no": the Beacon is overloaded or
+ * its database is away (docs/protocol-0.1.md §9). Any other answer to a proof request for a head
+ * the Beacon signed is a refusal to show that the head extends the kept one.
+ */
+const TRY_AGAIN = new Set([429, 503]);
 
 function describe(head: Head): string {
   return `tree size ${head.treeSize}, root ${head.rootHash}, ${safeText(head.createdAt)}`;
@@ -194,9 +249,21 @@ async function check(
     }
     return { state, line: `head ${describe(kept)}: unchanged` };
   }
-  const answer = await getJson(
-    `${origin}${CONSISTENCY}?first=${kept.treeSize}&second=${head.treeSize}`,
-  ) as { proof?: unknown };
+  let answer: { proof?: unknown };
+  try {
+    answer = await getJson(
+      `${origin}${CONSISTENCY}?first=${kept.treeSize}&second=${head.treeSize}`,
+    ) as { proof?: unknown };
+  } catch (error) {
+    // The Beacon signed a larger head and answered, but with no proof that it extends the kept
+    // one: a log that cannot show it only appended is treated as one that did not (RFC 9162
+    // §8.2). Only an answer that never came, or a "try again", leaves the question open.
+    if (!(error instanceof WrongAnswer) || TRY_AGAIN.has(error.status)) throw error;
+    return {
+      problem: `FORK: the served head (${describe(head)}) comes with no consistency proof from ` +
+        `the kept head (${describe(kept)}): ${error.message}`,
+    };
+  }
   const proof = Array.isArray(answer?.proof)
     ? answer.proof.map((hash) =>
       typeof hash === "string" && /^[0-9a-f]{64}$/.test(hash) ? fromHex(hash) : undefined
