@@ -105,6 +105,10 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
     counters() {
       return opened?.store.counters ?? { commits: 0, writes: 0 };
     },
+    async signLog() {
+      if (closed) return;
+      await (await open()).log.sign();
+    },
     async close() {
       closed = true;
       opened?.guard?.stop();

@@ -38,7 +38,9 @@ import {
   DISCOVERY_PATH,
   DOCS_PATH,
   HOME_PATH,
+  INCLUSION_PATH,
   JWKS_PATH,
+  LOG_PATH,
   SCHEMA_PATH,
   STATUS_PATH,
   SUBMIT_PATH,
@@ -47,7 +49,8 @@ import {
 import { submitHandler } from "./native/submit.ts";
 import { statusHandler } from "./native/status.ts";
 import { consistencyHandler, treeHeadHandler } from "./native/tree_head.ts";
-import type { ConsistencyProof, SignedTreeHead } from "./tree_heads.ts";
+import { checkpointHandler, inclusionHandler, tileHandler } from "./native/log.ts";
+import type { LogSigner } from "./transparency/signer.ts";
 import { a2aHandler } from "./a2a/endpoint.ts";
 import { SERVED_DOC_FILES, type ServedDoc } from "./native/docs.ts";
 import { homeHandler } from "./native/home.ts";
@@ -73,10 +76,8 @@ export interface HandlerDependencies {
     jwks: CachedDocument;
     docs: Readonly<Record<ServedDoc, CachedDocument>>;
   }>;
-  /** The latest signed tree head of the Beacon's key (src/tree_heads.ts). */
-  readonly treeHead: () => Promise<SignedTreeHead | undefined>;
-  /** Consistency proofs between tree sizes (`TreeHeadSigner.consistency`). */
-  readonly consistency: (first: number, second: number) => Promise<ConsistencyProof | undefined>;
+  /** The signed log: its heads, tiles and proofs (src/transparency/signer.ts). */
+  readonly log: Pick<LogSigner, "latest" | "checkpoint" | "tile" | "consistency" | "inclusion">;
   /** The one way out: hardening headers and the request log line. */
   readonly door: Door;
   readonly onError?: (error: unknown) => void;
@@ -115,6 +116,10 @@ function routeTable(parts: HandlerDependencies): Route[] {
     },
   });
   const submit = submitHandler({ intake: parts.intake, origin: parts.origin });
+  const { log } = parts;
+  const loggedSize = async () => (await log.checkpoint())?.head.treeSize ?? 0;
+  const inclusion = (index: number, size?: number) => log.inclusion(index, size);
+  const consistency = (first: number, second: number) => log.consistency(first, second);
   const a2a = chain(
     [statusLimited, bounded],
     a2aHandler({
@@ -139,17 +144,39 @@ function routeTable(parts: HandlerDependencies): Route[] {
     {
       name: "native.status",
       path: STATUS_PATH.replace("{id}", ":id"),
-      methods: { GET: chain([statusLimited], statusHandler(parts.intake)) },
+      methods: { GET: chain([statusLimited], statusHandler(parts.intake, loggedSize)) },
+    },
+    {
+      name: "native.inclusion",
+      path: INCLUSION_PATH.replace("{id}", ":id"),
+      methods: { GET: chain([statusLimited], inclusionHandler(parts.intake, inclusion)) },
     },
     {
       name: "native.tree_head",
       path: TREE_HEAD_PATH,
-      methods: { GET: chain([statusLimited], treeHeadHandler(parts.treeHead)) },
+      methods: { GET: chain([statusLimited], treeHeadHandler(() => log.latest())) },
     },
     {
       name: "native.consistency",
       path: CONSISTENCY_PATH,
-      methods: { GET: chain([statusLimited], consistencyHandler(parts.consistency)) },
+      methods: { GET: chain([statusLimited], consistencyHandler(consistency)) },
+    },
+    // Each read of the log reaches the database: status reads, like the head they extend. Tiles
+    // never change, so caches in front of the Beacon absorb repeated ones.
+    {
+      name: "log.checkpoint",
+      path: LOG_PATH + "/checkpoint",
+      methods: { GET: chain([statusLimited], checkpointHandler(() => log.checkpoint())) },
+    },
+    {
+      name: "log.tile",
+      path: LOG_PATH + "/tile/*",
+      methods: {
+        GET: chain(
+          [statusLimited],
+          tileHandler((level, index, width) => log.tile(level, index, width)),
+        ),
+      },
     },
     // Some clients append a slash to the card's interface URL; both spellings are the endpoint.
     { name: "a2a", path: A2A_PATH, methods: { POST: a2a } },

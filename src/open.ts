@@ -20,7 +20,10 @@ import { IntakeSignatures, loadSigningKey, type SigningKey, signReceipts } from 
 import { Database } from "./store/database.ts";
 import { type FileGuard, guardFile } from "./store/file_guard.ts";
 import { type ReceiptSigner, SubmissionStore } from "./store/store.ts";
-import { scheduleTreeHeads, type TreeHeadSchedule, TreeHeadSigner } from "./tree_heads.ts";
+import { LogRows } from "./store/log_rows.ts";
+import { newLogOrigin } from "./transparency/origin.ts";
+import { scheduleTreeHeads, type TreeHeadSchedule } from "./transparency/schedule.ts";
+import { LogSigner } from "./transparency/signer.ts";
 import type { StartFacts } from "./types.ts";
 
 /** An opened Beacon: what its requests run on, and what `close()` stops. */
@@ -31,6 +34,8 @@ export interface OpenedBeacon {
   readonly handle: ReturnType<typeof buildHandler>;
   /** The guard on the database file; none for a remote or in-memory database. */
   readonly guard: FileGuard | undefined;
+  /** The signed log: heads, tiles and proofs (src/transparency/). */
+  readonly log: LogSigner;
   /** The tree heads being signed; none when they are off, or once `close()` has stopped them. */
   treeHeads: TreeHeadSchedule | undefined;
   /** What this start found or created, for the operator's start log line. */
@@ -61,7 +66,12 @@ async function loadSecrets(database: Database, options: ResolvedOptions) {
  * The documents the Beacon serves, prepared once (an open succeeds once): no per-Host work or
  * cache (src/documents.ts), and the card is signed only for the configured public origin.
  */
-function servedDocuments(options: ResolvedOptions, started: Date, signingKey: SigningKey) {
+function servedDocuments(
+  options: ResolvedOptions,
+  started: Date,
+  signingKey: SigningKey,
+  logOrigin: string,
+) {
   const { maxBodyBytes, submissions, status } = options;
   return originDocuments({
     publicOrigin: options.publicOrigin,
@@ -75,6 +85,7 @@ function servedDocuments(options: ResolvedOptions, started: Date, signingKey: Si
         statusRateLimit: status.limit,
         receiptKey: key.publicKey,
         receiptKeyFingerprint: key.fingerprint,
+        logOrigin,
       }),
   });
 }
@@ -113,9 +124,14 @@ export async function openBeacon(
   const signer: ReceiptSigner = (receipts) => signReceipts(signingKey, receipts);
   // What a replay found in the database is checked against (src/intake/accept.ts).
   const replays = new IntakeSignatures([signingKey.publicKey]);
-  const treeHeadSigner = new TreeHeadSigner({
+  // The log's name, recorded by its first signer and fixed for its life (src/transparency/).
+  const logOrigin = await new LogRows(database.statements).origin(
+    newLogOrigin(options.publicOrigin, options.randomBytes),
+  );
+  const log = new LogSigner({
     statements: database.statements,
     key: signingKey,
+    origin: logOrigin,
     now,
     onIgnored: onError,
   });
@@ -123,13 +139,13 @@ export async function openBeacon(
     signReceipts: signer,
     // Only while heads are signed: the signer consumes what it is told.
     ...(interval === "off" ? {} : {
-      onCommitted: (seqs, receipts) => treeHeadSigner.committed(seqs, receipts),
+      onCommitted: (seqs, receipts) => log.committed(seqs, receipts),
     }),
   });
   const guard = await guardFile(database.connection.file, onError, identity);
   const treeHeads = interval === "off"
     ? undefined
-    : scheduleTreeHeads(treeHeadSigner, interval, onError);
+    : scheduleTreeHeads(log, interval, onError);
   const intake = new Intake({
     store,
     now,
@@ -151,9 +167,8 @@ export async function openBeacon(
     trustedProxyHeader: options.trustedProxyHeader,
     now,
     origin: (_request, url) => publicOrigin ?? url.origin,
-    documents: servedDocuments(options, started, signingKey),
-    treeHead: () => treeHeadSigner.latest(),
-    consistency: (first, second) => treeHeadSigner.consistency(first, second),
+    documents: servedDocuments(options, started, signingKey, logOrigin),
+    log,
     door,
     onError,
   });
@@ -162,5 +177,5 @@ export async function openBeacon(
     schema: database.schema,
     signingKeyGenerated: signingKey.generated === true,
   };
-  return { store, intake, handle, guard, treeHeads, facts };
+  return { store, intake, handle, guard, log, treeHeads, facts };
 }

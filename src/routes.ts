@@ -17,6 +17,10 @@ export const STATUS_PATH = "/beacon/0.1/submissions/{id}";
 export const TREE_HEAD_PATH = "/beacon/0.1/tree-head";
 /** Consistency proofs between tree sizes (RFC 9162 §2.1.4; src/native/tree_head.ts). */
 export const CONSISTENCY_PATH = "/beacon/0.1/tree-head/consistency";
+/** The signed log's prefix (c2sp.org/tlog-tiles): `<prefix>/checkpoint`, `<prefix>/tile/…`. */
+export const LOG_PATH = "/beacon/0.1/log";
+/** The inclusion proof of a receipt's submission (RFC 9162 §2.1.3), a URI template with `{id}`. */
+export const INCLUSION_PATH = "/beacon/0.1/submissions/{id}/inclusion";
 /** The served message schema. */
 export const SCHEMA_PATH = "/schemas/message.schema.json";
 /** The A2A agent card (A2A 1.0.1 §8.2). */

@@ -141,6 +141,13 @@ export interface Beacon {
   unavailable(request: Request): Response;
   /** Durable commits and writes so far (group commit shares commits). */
   counters(): { commits: number; writes: number };
+  /**
+   * Brings the signed log up to date now: signs and stores a head (and its tiles) when the log
+   * grew, continuing from the newest stored head. For platforms whose own scheduler runs it (a
+   * Workers Cron Trigger, `Deno.cron`); a server signs on its own timer. Rejects when the
+   * database fails or the store cannot be vouched for (`TreeHeadRefused`).
+   */
+  signLog(): Promise<void>;
   /** Finishes queued writes and closes the database. */
   close(): Promise<void>;
 }

@@ -32,7 +32,9 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   // The store keeps each batch's receipt leaves and signature, and rebuilds a receipt's proof
   // from them with the signer's own Merkle code.
   store: ["bytes.ts", "defaults.ts", "errors.ts", "signing", "timers.ts"],
-  "tree_heads.ts": ["bytes.ts", "signing", "store", "timers.ts"],
+  // The signed log: its signer, tiles read back, schedule and origin. Hashing and proofs are
+  // signing's; every statement it runs is the store's (store/log_rows.ts).
+  transparency: ["bytes.ts", "routes.ts", "signing", "store", "timers.ts"],
   http: ["bytes.ts", "errors.ts"],
   log: ["http"],
   limits: ["errors.ts", "http"],
@@ -45,7 +47,8 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "limits",
     "message",
     "routes.ts",
-    "tree_heads.ts",
+    "signing",
+    "transparency",
   ],
   a2a: [
     ...["bytes.ts", "errors.ts", "http", "intake", "json", "limits", "log", "message", "signing"],
@@ -66,12 +69,12 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "middleware",
     "native",
     "routes.ts",
-    "tree_heads.ts",
+    "transparency",
   ],
   "options.ts": ["defaults.ts", "limits", "types.ts"],
   "open.ts": [
     ...["documents.ts", "handler.ts", "intake", "limits", "middleware", "native", "options.ts"],
-    ...["signing", "store", "tree_heads.ts", "types.ts"],
+    ...["signing", "store", "transparency", "types.ts"],
   ],
   "beacon.ts": ["middleware", "open.ts", "options.ts", "types.ts"],
   start: ["beacon.ts", "bytes.ts", "defaults.ts", "limits", "signing", "store", "types.ts"],

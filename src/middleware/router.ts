@@ -28,10 +28,19 @@ function match(
   route: CompiledRoute,
   segments: readonly string[],
 ): Record<string, string> | undefined {
-  if (route.segments.length !== segments.length) return undefined;
+  // A last segment `*` matches the rest of the path, one segment or more (the log's tiles,
+  // whose index takes as many segments as it has groups of three digits: c2sp.org/tlog-tiles).
+  const rest = route.segments.at(-1) === "*";
+  if (rest ? segments.length < route.segments.length : route.segments.length !== segments.length) {
+    return undefined;
+  }
   let params: Record<string, string> | undefined;
-  for (let i = 0; i < segments.length; i++) {
+  for (let i = 0; i < route.segments.length; i++) {
     const expected = route.segments[i];
+    if (rest && i === route.segments.length - 1) {
+      (params ??= {})["*"] = segments.slice(i).join("/");
+      break;
+    }
     if (expected.startsWith(":")) {
       if (segments[i] === "") return undefined;
       (params ??= {})[expected.slice(1)] = segments[i];
@@ -55,7 +64,7 @@ export function router(routes: readonly Route[]): RouteHandler {
   // path; a path that an earlier route also matches is left to the walk, which keeps the order.
   const exact = new Map<string, CompiledRoute>();
   for (const [index, route] of compiled.entries()) {
-    if (route.segments.some((segment) => segment.startsWith(":"))) continue;
+    if (route.segments.some((segment) => segment.startsWith(":") || segment === "*")) continue;
     if (compiled.slice(0, index).some((earlier) => match(earlier, route.segments))) continue;
     exact.set(route.path, route);
   }

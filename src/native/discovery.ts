@@ -9,13 +9,16 @@ import {
   A2A_PATH,
   CARD_PATH,
   CONSISTENCY_PATH,
+  INCLUSION_PATH,
   JWKS_PATH,
+  LOG_PATH,
   SCHEMA_PATH,
   STATUS_PATH,
   SUBMIT_PATH,
   TREE_HEAD_PATH,
 } from "../routes.ts";
 import { formatRateLimit, type RateLimit } from "../limits/rate.ts";
+import { noteVerifierKey } from "../signing/note.ts";
 import { docUrl } from "./docs.ts";
 
 /** What the Beacon is, in one paragraph for people (the discovery document, the home page). */
@@ -41,6 +44,8 @@ export interface DiscoveryFacts {
   readonly receiptKey?: string;
   /** `sha256:<hex>` of that key: the `kid` of the agent card's signature and of the JWKS. */
   readonly receiptKeyFingerprint?: string;
+  /** The signed log's origin (its checkpoints' first line and note key name), when it has one. */
+  readonly logOrigin?: string;
 }
 
 /** One per-source budget as the discovery document states it; null when it is off. */
@@ -69,6 +74,10 @@ export function discoveryDocument(facts: DiscoveryFacts): Record<string, unknown
       treeHead: origin + TREE_HEAD_PATH,
       // Consistency proofs between tree sizes (RFC 9162 §2.1.4), for the same monitors.
       treeHeadConsistency: origin + CONSISTENCY_PATH,
+      // The signed log's prefix: C2SP checkpoint and tiles (docs/protocol-0.1.md §6.5).
+      log: origin + LOG_PATH,
+      // A receipt's inclusion proof, with `{id}` (RFC 9162 §2.1.3).
+      inclusion: origin + INCLUSION_PATH,
     },
     accepts: ["application/json", "text/plain; charset=utf-8"],
     messageSchema: origin + SCHEMA_PATH,
@@ -113,6 +122,15 @@ export function discoveryDocument(facts: DiscoveryFacts): Record<string, unknown
       // The same key as a JWK Set (RFC 7517); it also verifies the agent card's signature.
       jwks: origin + JWKS_PATH,
     };
+    if (facts.logOrigin !== undefined) {
+      // What a C2SP client needs to verify the checkpoints: the origin and the note verifier
+      // key (the same Ed25519 key, named by the origin; c2sp.org/signed-note).
+      document.log = {
+        url: origin + LOG_PATH,
+        origin: facts.logOrigin,
+        verifierKey: noteVerifierKey(facts.logOrigin, facts.receiptKey),
+      };
+    }
   }
   return document;
 }

@@ -1,5 +1,5 @@
 /**
- * `GET /beacon/0.1/tree-head`: the latest signed tree head of the Beacon's key (src/tree_heads.ts),
+ * `GET /beacon/0.1/tree-head`: the latest signed tree head of the Beacon's key (src/transparency/signer.ts),
  * so that monitors can keep tree heads outside the database (docs/protocol-0.1.md §6.5). The
  * document is the checkpoint's signed members plus the signature and key:
  *
@@ -16,7 +16,7 @@
 import { BeaconError } from "../http/errors.ts";
 import { type CachedDocument, prepareDocument, serveDocument } from "../http/cacheable.ts";
 import type { RouteHandler } from "../http/route.ts";
-import type { ConsistencyProof, SignedTreeHead } from "../tree_heads.ts";
+import type { ConsistencyProof, SignedTreeHead } from "../transparency/signer.ts";
 
 /** How long a client may reuse a tree head without asking again, in seconds. */
 export const TREE_HEAD_MAX_AGE_SECONDS = 60;
@@ -101,7 +101,7 @@ const NO_PROOF = "No consistency proof for those sizes: give first and second wi
  * `404 not_found`: there is no such proof. A proof never changes, so it is cacheable like the
  * documents.
  *
- * @param prove Builds the proof (src/tree_heads.ts), undefined beyond the latest head.
+ * @param prove Builds the proof (src/transparency/signer.ts), undefined beyond the latest head.
  * @returns The handler.
  */
 export function consistencyHandler(

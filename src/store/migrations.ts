@@ -336,6 +336,33 @@ export const MIGRATIONS: readonly Migration[] = [
       ...appendOnly("receipt_batches"),
     ],
   },
+  {
+    version: 12,
+    name: "the signed log's tiles and checkpoint notes",
+    // The log's state is its tiles (c2sp.org/tlog-tiles): each head now carries, in its own row
+    // and so in the transaction that appends it, the tile entries it completed since the size
+    // it extends (`from_size`), and its C2SP checkpoint note signature (src/signing/note.ts), so
+    // any instance or new process continues the log from the newest head instead of reading
+    // every row again (src/store/log_rows.ts). Per key, one such head ends at a size and one
+    // that adds leaves starts at it: the heads form one chain (the empty tree's head, which adds
+    // none, aside), and two instances never sign one size twice.
+    // The log's origin, the name every checkpoint carries, is recorded once in `log_names`.
+    statements: [
+      "ALTER TABLE checkpoints ADD COLUMN from_size INTEGER",
+      "ALTER TABLE checkpoints ADD COLUMN note_signature TEXT",
+      "ALTER TABLE checkpoints ADD COLUMN tiles BLOB",
+      `CREATE UNIQUE INDEX IF NOT EXISTS checkpoints_tiled_size
+        ON checkpoints (public_key, tree_size) WHERE note_signature IS NOT NULL`,
+      `CREATE UNIQUE INDEX IF NOT EXISTS checkpoints_tiled_from
+        ON checkpoints (public_key, from_size)
+        WHERE note_signature IS NOT NULL AND tree_size > from_size`,
+      `CREATE TABLE IF NOT EXISTS log_names (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) STRICT`,
+      ...appendOnly("log_names"),
+    ],
+  },
 ];
 
 /** Applies every migration not yet recorded. Safe to call at every start. Returns the count. */

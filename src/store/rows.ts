@@ -40,6 +40,8 @@ export interface NewSubmission {
 
 /** What lookups return: the receipt facts, never the content. */
 export interface SubmissionSummary {
+  /** The row's place in the log, from 1 (its leaf index plus one), where the lookup reads it. */
+  readonly seq?: number;
   readonly id: string;
   readonly contextId: string;
   readonly receivedAt: string;
@@ -429,6 +431,7 @@ export function pendingRow(submission: NewSubmission, keyWindowStart?: string): 
 /** Maps a row read with {@linkcode SUMMARY_COLUMNS}. */
 export function toSummary(row: Record<string, unknown>): SubmissionSummary {
   const summary: { -readonly [K in keyof SubmissionSummary]: SubmissionSummary[K] } = {
+    ...(row.row_seq === undefined ? {} : { seq: Number(row.row_seq) }),
     id: String(row.id),
     contextId: String(row.context_id),
     receivedAt: String(row.received_at),

@@ -192,7 +192,7 @@ export class SubmissionStore {
 
   /** The submission with receipt id `id`, or undefined. */
   async findById(id: string): Promise<SubmissionSummary | undefined> {
-    const sql = `SELECT ${SUMMARY_COLUMNS} FROM submissions WHERE id = ?`;
+    const sql = `SELECT seq AS row_seq, ${SUMMARY_COLUMNS} FROM submissions WHERE id = ?`;
     const rows = await this.database.query(sql, [id]);
     return rows[0] === undefined ? undefined : toSummary(rows[0]);
   }

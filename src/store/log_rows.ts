@@ -1,0 +1,166 @@
+/**
+ * Every SQL statement of the signed log (src/transparency/), in one place: its heads and the tiles
+ * they carry (`checkpoints`, migrations 2 and 12), its name (`log_names`), and the submissions read
+ * as leaves with their stored intake signatures.
+ *
+ * A head signed since migration 12 carries, in the same row and so in the same transaction, the
+ * tile entries it completed (`tiles`): for each level L from 0, the entries `⌊from/256^L⌋` to
+ * `⌊size/256^L⌋ − 1`, 32 bytes each, levels one after the other (src/signing/tiles.ts). A tile is
+ * read back from the heads whose ranges meet it. At most one such head per key ends at a size and
+ * at most one that adds leaves starts at it (two partial unique indexes), so the heads of one key
+ * form one chain and two instances never sign two heads for one size.
+ *
+ * @module
+ */
+import { CHECKPOINT_COLUMNS } from "../signing/checkpoint.ts";
+import type { Database } from "./database.ts";
+import { INTAKE_SIGNATURES_FROM, signatureColumns, signatureJoin } from "./rows.ts";
+
+/** One statement at a time with a deadline (`Database.statements`). */
+export type Statements = Database["statements"];
+
+/** The columns of a head row as the log reads it: the JSON head's, then the note's. */
+export const HEAD_COLUMNS = `${CHECKPOINT_COLUMNS}, from_size, note_signature`;
+
+/** A head row's tile-carrying columns as {@linkcode LogRows.tileHeads} reads them. */
+export interface TileHeadRow {
+  readonly seq: number;
+  readonly fromSize: number;
+  readonly treeSize: number;
+  readonly rootHash: string;
+  readonly noteSignature: string;
+  readonly tiles: Uint8Array;
+}
+
+/** What {@linkcode LogRows.appendHead} stores. */
+export interface NewHead {
+  readonly fromSize: number;
+  readonly treeSize: number;
+  readonly rootHash: string;
+  readonly createdAt: string;
+  readonly signature: string;
+  readonly noteSignature: string;
+  readonly publicKey: string;
+  /** The tile entries completed since `fromSize`, as lowercase hex (see the module doc). */
+  readonly tilesHex: string;
+}
+
+function bytesOf(value: unknown): Uint8Array {
+  if (value instanceof Uint8Array) return value;
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  return new Uint8Array(0);
+}
+
+/** The log's statements over one database. */
+export class LogRows {
+  readonly #statements: Statements;
+
+  constructor(statements: Statements) {
+    this.#statements = statements;
+  }
+
+  /** Head rows (any key) appended after row `after`, oldest first, at most `limit`. */
+  headsAfter(after: number, limit: number): Promise<Record<string, unknown>[]> {
+    return this.#statements.run(
+      `SELECT ${HEAD_COLUMNS} FROM checkpoints WHERE seq > :after ORDER BY seq LIMIT :limit`,
+      { after, limit },
+    );
+  }
+
+  /** Submissions after `seq` `after` with the members a leaf and a receipt are made of. */
+  rowsAfter(after: number, limit: number): Promise<Record<string, unknown>[]> {
+    return this.#statements.run(
+      "SELECT seq, id, received_at, digest, kind, size FROM submissions " +
+        "WHERE seq > :after ORDER BY seq LIMIT :limit",
+      { after, limit },
+    );
+  }
+
+  /** Submissions `low` to `high` with their stored intake signatures. */
+  signedRows(low: number, high: number): Promise<Record<string, unknown>[]> {
+    return this.#statements.run(
+      "SELECT submissions.seq AS seq, id, received_at, digest, kind, size, " +
+        `${signatureColumns("submissions")} FROM submissions ${signatureJoin("submissions")} ` +
+        "WHERE submissions.seq >= :low AND submissions.seq <= :high ORDER BY submissions.seq",
+      { low, high },
+    );
+  }
+
+  /** Where stored intake signatures are required, as read (`intakeSignaturesFrom`'s inputs). */
+  async intakeSignaturesFrom(): Promise<{ recorded: unknown; firstSigned: unknown }> {
+    const [row] = await this.#statements.run(INTAKE_SIGNATURES_FROM, {});
+    return { recorded: row?.recorded, firstSigned: row?.first_signed };
+  }
+
+  /**
+   * The log's origin: the one recorded, or `candidate` recorded now (the first signer's). It
+   * never changes once recorded: every checkpoint of the log names it.
+   */
+  async origin(candidate: string): Promise<string> {
+    await this.#statements.run(
+      "INSERT OR IGNORE INTO log_names (name, value) VALUES ('origin', :candidate)",
+      { candidate },
+    );
+    const [row] = await this.#statements.run(
+      "SELECT value FROM log_names WHERE name = 'origin'",
+      {},
+    );
+    return String(row?.value ?? candidate);
+  }
+
+  /**
+   * Appends a head with its tiles, unless a head of this key with tiles already ends at its size
+   * or starts where it starts (another instance signed first, or a writer's row is in the way).
+   *
+   * @returns The new row's `seq`, or undefined when none was appended.
+   */
+  async appendHead(head: NewHead): Promise<number | undefined> {
+    const [row] = await this.#statements.run(
+      "INSERT INTO checkpoints (tree_size, root_hash, created_at, signature, public_key, " +
+        "from_size, note_signature, tiles) SELECT :size, :root, :createdAt, :signature, :key, " +
+        ":from, :note, unhex(:tiles) WHERE NOT EXISTS (SELECT 1 FROM checkpoints " +
+        "WHERE public_key = :key AND note_signature IS NOT NULL " +
+        "AND (tree_size = :size OR (from_size = :from AND tree_size > from_size))) " +
+        "RETURNING seq",
+      {
+        size: head.treeSize,
+        root: head.rootHash,
+        createdAt: head.createdAt,
+        signature: head.signature,
+        key: head.publicKey,
+        from: head.fromSize,
+        note: head.noteSignature,
+        tiles: head.tilesHex,
+      },
+    );
+    return row === undefined ? undefined : Number(row.seq);
+  }
+
+  /**
+   * The heads of `publicKey` with tiles whose entries at `level` meet entries `low` to
+   * `high − 1` there, in tree order (each head's entries at level L are `⌊from/256^L⌋` to
+   * `⌊size/256^L⌋ − 1`).
+   */
+  async tileHeads(
+    publicKey: string,
+    level: number,
+    low: number,
+    high: number,
+  ): Promise<TileHeadRow[]> {
+    const span = 256 ** level;
+    const rows = await this.#statements.run(
+      "SELECT seq, from_size, tree_size, root_hash, note_signature, tiles FROM checkpoints " +
+        "WHERE public_key = :key AND note_signature IS NOT NULL AND tree_size >= :least " +
+        "AND from_size < :most AND tree_size / :span > from_size / :span ORDER BY tree_size",
+      { key: publicKey, least: (low + 1) * span, most: high * span, span },
+    );
+    return rows.map((row) => ({
+      seq: Number(row.seq),
+      fromSize: Number(row.from_size),
+      treeSize: Number(row.tree_size),
+      rootHash: String(row.root_hash),
+      noteSignature: String(row.note_signature),
+      tiles: bytesOf(row.tiles),
+    }));
+  }
+}
