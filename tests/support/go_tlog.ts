@@ -336,7 +336,7 @@ export function toHex(bytes: Uint8Array): string {
 }
 
 /** The bytes of even-length lowercase or uppercase hex. */
-export function fromHex(hex: string): Uint8Array {
+export function fromHex(hex: string): Uint8Array<ArrayBuffer> {
   if (!/^([0-9a-fA-F]{2})*$/.test(hex)) throw new SyntaxError("not hex");
   return Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
 }
