@@ -71,6 +71,22 @@ for (const runtime of ["deno", "node"] as const) {
     );
   });
 
+  Deno.test(`protocol §6.6: the receipt-in-the-log sample prints true on ${runtime}, false when tampered`, async () => {
+    const program = await sample("### 6.6");
+    assertEquals(await run(runtime, program), "true");
+    // The receipt's time, its leaf's place, the checkpoint's size, and a proof hash each break it.
+    assertEquals(
+      await run(
+        runtime,
+        tampered(program, `"2026-12-07T09:12:05.102Z"`, `"2026-12-07T09:12:05.103Z"`),
+      ),
+      "false",
+    );
+    assertEquals(await run(runtime, tampered(program, `"index": 2`, `"index": 3`)), "false");
+    assertEquals(await run(runtime, tampered(program, `"5\\n" +`, `"6\\n" +`)), "false");
+    assertEquals(await run(runtime, tampered(program, `"d4bcae5f`, `"d4bcae5e`)), "false");
+  });
+
   Deno.test(`protocol §6.4: the batch-receipt sample prints true on ${runtime}, false when tampered`, async () => {
     const program = await sample("### 6.4");
     assertEquals(await run(runtime, program), "true");
