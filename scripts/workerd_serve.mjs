@@ -94,6 +94,9 @@ const miniflare = new Miniflare({
   port,
   // No request.cf lookup over the network: Miniflare's built-in sample values are enough.
   cf: false,
+  // `GET /cdn-cgi/handler/scheduled` runs the worker's `scheduled` handler, as a Cron Trigger
+  // would on Cloudflare (Miniflare runs no cron schedule itself): the local way to sign the log.
+  unsafeTriggerHandlers: true,
   // The worker's console output goes to this process's stdout / stderr.
   handleRuntimeStdio(stdout, stderr) {
     stdout.pipe(process.stdout);

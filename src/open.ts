@@ -143,9 +143,7 @@ export async function openBeacon(
     }),
   });
   const guard = await guardFile(database.connection.file, onError, identity);
-  const treeHeads = interval === "off"
-    ? undefined
-    : scheduleTreeHeads(log, interval, onError);
+  const treeHeads = interval === "off" ? undefined : scheduleTreeHeads(log, interval, onError);
   const intake = new Intake({
     store,
     now,

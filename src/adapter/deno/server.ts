@@ -34,8 +34,27 @@ function serveOnce(
   }, (request, info) => beacon.fetch(request, { remoteAddress: info.remoteAddr.hostname }));
 }
 
+/** The Beacon this process serves, once listening: what the cron job below signs for. */
+let served: Beacon | undefined;
+
+/** `Deno.cron`, where the runtime has it (Deno Deploy; the CLI with `--unstable-cron`). */
+const cron = (Deno as unknown as {
+  cron?: (name: string, schedule: string, handler: () => Promise<void>) => Promise<void>;
+}).cron;
+
+// On Deno Deploy an isolate lives only while it serves, so the server's own timer cannot be
+// relied on to sign the log: a cron job signs it once a minute (the shortest schedule), as a Cron
+// Trigger does on Workers. It is registered at the top level, where Deno Deploy finds cron jobs.
+// Elsewhere `Deno.cron` is absent and the timer alone signs (docs/deploy.md).
+if (typeof cron === "function") {
+  cron("beacon: sign the log", "* * * * *", async () => {
+    await served?.signLog().catch(() => {}); // failures are logged by the timer's own signing
+  });
+}
+
 /** Listens, and listens again whenever the accept loop fails, until closed. */
 function listen(config: ServerConfig, beacon: Beacon): Promise<Listening> {
+  served = beacon;
   let stopped = false;
   const logAcceptError = acceptErrorLogger("deno");
   let server = serveOnce(config, beacon, config.port); // throws if it cannot bind

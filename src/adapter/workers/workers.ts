@@ -68,8 +68,8 @@ export function beaconFromEnv(env: WorkerEnv): Beacon {
   return beaconForServer(config, {
     // Every request sends its own queries: see `serve` below and DatabaseConfig.concurrency.
     database: { url, authToken: config.options.database?.authToken, concurrency: Infinity },
-    // No timer outlives a request here, and close() never runs: tree heads are signed elsewhere
-    // (docs/deploy.md, "Workers").
+    // No timer outlives a request here, and close() never runs: heads are signed by the Cron
+    // Trigger's `scheduled` run below (docs/deploy.md, "Cloudflare Workers").
     checkpointIntervalMs: "off",
   });
 }
@@ -132,23 +132,44 @@ function serve(beacon: Beacon, request: Request, context: WorkerContext): Promis
 /** The shape of a module worker: workerd calls `fetch` for each request. */
 export interface ModuleWorker {
   fetch(request: Request, env: WorkerEnv, context: WorkerContext): Promise<Response>;
+  scheduled(controller: unknown, env: WorkerEnv, context: WorkerContext): Promise<void>;
+}
+
+/** The Beacon of this isolate, made on first use; undefined when its configuration failed. */
+function beaconOf(env: WorkerEnv): Beacon | undefined {
+  if (instance === undefined) {
+    try {
+      instance = { beacon: beaconFromEnv(env) };
+    } catch (error) {
+      instance = { failure: (error as Error).message };
+      console.error(JSON.stringify({ event: "error", message: instance.failure }));
+    }
+  }
+  return "beacon" in instance ? instance.beacon : undefined;
 }
 
 const worker: ModuleWorker = {
   fetch(request: Request, env: WorkerEnv, context: WorkerContext): Promise<Response> {
-    if (instance === undefined) {
-      try {
-        instance = { beacon: beaconFromEnv(env) };
-      } catch (error) {
-        instance = { failure: (error as Error).message };
-        console.error(JSON.stringify({ event: "error", message: instance.failure }));
-      }
-    }
-    if ("failure" in instance) {
+    const beacon = beaconOf(env);
+    if (beacon === undefined) {
       // No Beacon to log through (its configuration failed); the door still hardens the answer.
       return Promise.resolve(createDoor(undefined, Date.now).turnAway(request, 0, "unavailable"));
     }
-    return serve(instance.beacon, request, context);
+    return serve(beacon, request, context);
+  },
+  /**
+   * A Cron Trigger's run (docs/deploy.md, "Cloudflare Workers"): signs the log up to the newest
+   * row, continuing from the newest stored head, so no isolate reads the log from the start. A
+   * failure is logged by name only, like every error line.
+   */
+  scheduled(_controller: unknown, env: WorkerEnv, context: WorkerContext): Promise<void> {
+    const beacon = beaconOf(env);
+    if (beacon === undefined) return Promise.resolve();
+    const signing = beacon.signLog().catch((error) => {
+      console.error(JSON.stringify({ event: "error", name: (error as Error).name ?? "Error" }));
+    });
+    context.waitUntil(signing);
+    return signing;
   },
 };
 
