@@ -344,7 +344,7 @@ export interface RootRecord {
   readonly rootHash: string;
 }
 
-/** A tree the walk appends leaves to: a {@linkcode MerkleLog} or a `MerkleAccumulator`. */
+/** A tree the walk appends leaves to: a `TileLog` (the signer) or a `MerkleAccumulator`. */
 interface GrowingTree {
   readonly size: number;
   append(leaf: Uint8Array): void;

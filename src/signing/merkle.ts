@@ -33,7 +33,7 @@
  *
  * @module
  */
-import { sameBytes, sha256 } from "../bytes.ts";
+import { sha256 } from "../bytes.ts";
 import { canonicalString } from "../json/canonical.ts";
 
 const LEAF_PREFIX = 0x00;
@@ -213,126 +213,6 @@ export class MerkleAccumulator {
     }
     return hash;
   }
-}
-
-/** Leaves per chunk of a {@linkcode MerkleLog}: the smallest subtree whose hash it keeps. */
-export const MERKLE_CHUNK = 256;
-/** The height of a chunk's subtree: log2 of {@linkcode MERKLE_CHUNK}. */
-const CHUNK_HEIGHT = 8;
-
-/**
- * Reads the leaf hashes of one complete chunk of the log back from where they are stored:
- * leaves `[chunk × MERKLE_CHUNK, (chunk + 1) × MERKLE_CHUNK)`, in order.
- */
-export type ChunkReader = (chunk: number) => Promise<readonly Uint8Array[]>;
-
-/** Thrown by {@linkcode MerkleLog.subtree} when a chunk read back no longer gives its hash. */
-export class ChunkChanged extends Error {
-  constructor(chunk: number) {
-    super(`the leaves of chunk ${chunk} no longer give the hash they had`);
-    this.name = "ChunkChanged";
-  }
-}
-
-/**
- * A Merkle tree grown one leaf at a time that can still answer the hash of any of its subtrees
- * (for consistency proofs, RFC 9162 §2.1.4) without keeping every leaf: it keeps the hash of
- * every complete chunk of {@linkcode MERKLE_CHUNK} leaves and of every complete subtree above
- * them (about 2n / 256 hashes, 64 bytes of hash per 256 leaves), and the leaves of the last,
- * incomplete chunk. A subtree inside an older chunk is rebuilt from that chunk's leaves, read
- * back through a {@linkcode ChunkReader} and checked against the chunk's kept hash, so an answer
- * never rests on a leaf that changed after it was appended.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { leafHash, MerkleLog, treeRoot } from "./merkle.ts";
- *
- * const leaves = Array.from({ length: 600 }, (_, n) => leafHash(new Uint8Array([n % 256, n >> 8])));
- * const log = new MerkleLog();
- * for (const leaf of leaves) log.append(leaf);
- * const read = (chunk: number) => Promise.resolve(leaves.slice(chunk * 256, chunk * 256 + 256));
- * assert.deepEqual(await log.subtree(0, 600, read), treeRoot(leaves));
- * assert.deepEqual(await log.subtree(512, 600, read), treeRoot(leaves.slice(512)));
- * assert.deepEqual(await log.subtree(4, 6, read), treeRoot(leaves.slice(4, 6)));
- * ```
- */
-export class MerkleLog {
-  /** `#kept[j][i]`: the hash of leaves `[i × 256 × 2^j, (i + 1) × 256 × 2^j)`. */
-  readonly #kept: Uint8Array<ArrayBuffer>[][] = [[]];
-  /** The leaves after the last complete chunk. */
-  #tail: Uint8Array<ArrayBuffer>[] = [];
-  // Every kept hash is a perfect subtree the accumulator completes anyway (a chunk is one of
-  // height 8): it is kept as it forms, so each interior node is hashed once.
-  readonly #accumulator = new MerkleAccumulator((height, hash) => {
-    if (height === 0) this.#tail.push(hash);
-    if (height < CHUNK_HEIGHT) return;
-    (this.#kept[height - CHUNK_HEIGHT] ??= []).push(hash);
-    if (height === CHUNK_HEIGHT) this.#tail = [];
-  });
-
-  /** Number of leaves appended so far. */
-  get size(): number {
-    return this.#accumulator.size;
-  }
-
-  /** Appends one leaf hash (from {@linkcode leafHash}). */
-  append(leaf: Uint8Array): void {
-    this.#accumulator.append(leaf);
-  }
-
-  /** The tree head over every leaf appended so far (SHA-256("") for the empty tree). */
-  root(): Uint8Array<ArrayBuffer> {
-    return this.#accumulator.root();
-  }
-
-  /**
-   * MTH(D[start:end]) over the leaves appended so far, for any `0 ≤ start ≤ end ≤ size`.
-   *
-   * @param start First leaf, from 0.
-   * @param end One past the last leaf.
-   * @param read Reads an older chunk's leaves back, for a subtree that lies inside one.
-   * @returns The 32-byte hash.
-   * @throws {RangeError} When the range is outside the tree.
-   * @throws {ChunkChanged} When a chunk read back does not give its kept hash.
-   */
-  async subtree(start: number, end: number, read: ChunkReader): Promise<Uint8Array<ArrayBuffer>> {
-    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {
-      throw new RangeError("Cannot hash subtree: bad range");
-    }
-    if (end > this.size) throw new RangeError("Cannot hash subtree: beyond the tree");
-    const chunks = new Map<number, readonly Uint8Array[]>();
-    const leavesOf = async (chunk: number): Promise<readonly Uint8Array[]> => {
-      if (chunk === this.#kept[0].length) return this.#tail;
-      let leaves = chunks.get(chunk);
-      if (leaves === undefined) {
-        leaves = await read(chunk);
-        if (leaves.length !== MERKLE_CHUNK || !sameKept(treeRoot(leaves), this.#kept[0][chunk])) {
-          throw new ChunkChanged(chunk);
-        }
-        chunks.set(chunk, leaves);
-      }
-      return leaves;
-    };
-    const hash = async (from: number, to: number): Promise<Uint8Array<ArrayBuffer>> => {
-      const size = to - from;
-      const chunk = Math.floor(from / MERKLE_CHUNK);
-      if (size === 0) return treeRoot([]);
-      if (Math.floor((to - 1) / MERKLE_CHUNK) === chunk) {
-        const offset = chunk * MERKLE_CHUNK;
-        return treeRoot((await leavesOf(chunk)).slice(from - offset, to - offset));
-      }
-      const level = Math.log2(size / MERKLE_CHUNK);
-      if (Number.isInteger(level) && from % size === 0) return this.#kept[level][from / size];
-      const k = split(size);
-      return nodeHash(await hash(from, from + k), await hash(from + k, to));
-    };
-    return await hash(start, end);
-  }
-}
-
-function sameKept(hash: Uint8Array, kept: Uint8Array | undefined): boolean {
-  return kept !== undefined && hash.length === kept.length && sameBytes(kept, 0, hash);
 }
 
 /** The stored columns of a submission that its Merkle leaf commits to. */

@@ -1,7 +1,6 @@
 /**
  * The log audit: consistency proofs (RFC 9162 §2.1.4) against the recursive definition for every
- * pair of sizes up to 70, their verification and its refusals, the chunked log's subtree hashes,
- * and the intake-signature check.
+ * pair of sizes up to 70, their verification and its refusals, and the intake-signature check.
  */
 import {
   consistencyProof,
@@ -11,12 +10,8 @@ import {
   verifyConsistency,
 } from "../../src/signing/log_audit.ts";
 import {
-  ChunkChanged,
   leafHash,
-  MERKLE_CHUNK,
   MerkleAccumulator,
-  MerkleLog,
-  nodeHash,
   submissionLeafData,
   treeRoot,
 } from "../../src/signing/merkle.ts";
@@ -82,61 +77,6 @@ Deno.test("verifyConsistency() refuses a changed hash, a wrong root, a fork and 
   assert(!verifyConsistency(13, 13, first, second, []), "the same size with two roots");
   await assertRejects(() => consistencyProof(6, 5, subtree), RangeError);
   await assertRejects(() => consistencyProof(-1, 5, subtree), RangeError);
-});
-
-Deno.test("MerkleLog.subtree() gives MTH of every range the proofs name, across chunks, reading back only older chunks", async () => {
-  const all = leaves(3 * MERKLE_CHUNK + 37);
-  const log = new MerkleLog();
-  const reads: number[] = [];
-  const read = (chunk: number) => {
-    reads.push(chunk);
-    return Promise.resolve(all.slice(chunk * MERKLE_CHUNK, (chunk + 1) * MERKLE_CHUNK));
-  };
-  const sizes = [1, 2, 255, 256, 257, 511, 512, 513, 700, 768, 769, all.length];
-  let appended = 0;
-  for (const size of sizes) {
-    while (appended < size) log.append(all[appended++]);
-    assertEquals(log.root(), treeRoot(all.slice(0, size)), `root at ${size}`);
-    for (const m of [1, 3, 128, 255, 256, 300, 512, 600, size]) {
-      if (m > size) continue;
-      const proof = await consistencyProof(m, size, (start, end) => log.subtree(start, end, read));
-      const expected = await consistencyProof(
-        m,
-        size,
-        (start, end) => Promise.resolve(treeRoot(all.slice(start, end))),
-      );
-      assertEquals(proof, expected, `${m} → ${size}`);
-    }
-  }
-  // Ranges inside the last, incomplete chunk come from memory; older chunks are read back.
-  reads.length = 0;
-  await log.subtree(3 * MERKLE_CHUNK, all.length, read);
-  assertEquals(reads, []);
-  await log.subtree(10, 20, read);
-  assertEquals(reads, [0]);
-  await assertRejects(() => log.subtree(0, all.length + 1, read), RangeError);
-});
-
-Deno.test("MerkleLog.subtree() refuses a chunk whose leaves changed after they were appended", async () => {
-  const all = leaves(2 * MERKLE_CHUNK + 1);
-  const log = new MerkleLog();
-  for (const leaf of all) log.append(leaf);
-  const changed = (chunk: number) => {
-    const read = all.slice(chunk * MERKLE_CHUNK, (chunk + 1) * MERKLE_CHUNK);
-    read[5] = leafHash(new Uint8Array([1, 2, 3]));
-    return Promise.resolve(read);
-  };
-  await assertRejects(() => log.subtree(0, 10, changed), ChunkChanged);
-  const short = (chunk: number) =>
-    Promise.resolve(all.slice(chunk * MERKLE_CHUNK, (chunk + 1) * MERKLE_CHUNK - 1));
-  await assertRejects(() => log.subtree(256, 300, short), ChunkChanged);
-  // Complete subtrees need no read at all.
-  const none = () => Promise.reject(new Error("no read expected"));
-  assertEquals(await log.subtree(0, 512, none), treeRoot(all.slice(0, 512)));
-  assertEquals(
-    await log.subtree(0, all.length, none),
-    nodeHash(treeRoot(all.slice(0, 512)), all[512]),
-  );
 });
 
 Deno.test("IntakeSignatures: single and batch forms verify under the key, nothing else does", async () => {
