@@ -11,7 +11,7 @@
  * export               NDJSON or CSV of submissions with their history
  * stats                counts by day, surface, kind, signature, status; top sources
  * verify               check digests and checkpoints; sign one with BEACON_SIGNING_KEY
- * monitor <url>        watch the published tree head from outside the database
+ * monitor <url>        watch a transparency log's checkpoints from outside its database
  * redact <id>          remove one submission's content, with a recorded reason
  * serve                the web console on 127.0.0.1
  * ```
@@ -148,14 +148,15 @@ const COMMANDS: Record<string, Command> = {
     run: verifyCommand,
   },
   monitor: {
-    usage: `monitor <URL> --state FILE [--trust PUBLIC_KEY] [--interval SECONDS] [--once]
-  Watches the Beacon at URL from outside its database: fetches its signed tree head, verifies
-  it under the trusted key, and checks that it extends the head kept in FILE (a consistency
-  proof, RFC 9162 §2.1.4), then keeps it. The first run needs --trust (receiptSigning.publicKey
-  of the discovery document, compared out of band); FILE then keeps the key. Checks every
-  --interval seconds (60) until stopped, or once with --once. Exit status 1 on a shrink, a fork
-  or a head that does not verify; 3 when the Beacon could not be checked (--once). Opens no
-  database.`,
+    usage: `monitor <URL> --state FILE [--trust KEY] [--interval SECONDS] [--once]
+  Watches a transparency log from outside its database: a Beacon's (URL: the Beacon; its log is
+  at URL/beacon/0.1/log) or any C2SP log's (URL: its prefix). Fetches the checkpoint, verifies it
+  under the trusted key, and checks from the log's tiles that it extends the checkpoint kept in
+  FILE (RFC 9162 §2.1.4), then keeps it. The first run needs --trust: a Beacon's
+  receiptSigning.publicKey or log.verifierKey, or any log's note verifier key, compared out of
+  band; FILE then keeps it. Checks every --interval seconds (60) until stopped, or once with
+  --once. Exit status 1 on a shrink, a fork or a checkpoint that does not verify; 3 when the log
+  could not be checked (--once). Opens no database.`,
     options: MONITOR_OPTIONS,
     positionals: 1,
     run: (context, values, [url]) => monitorCommand(context, values, url),
@@ -193,7 +194,7 @@ Commands:
   export        NDJSON or CSV of submissions with their history
   stats         counts by day, surface, kind, signature, status; busiest sources
   verify        check digests and checkpoints; sign one with BEACON_SIGNING_KEY
-  monitor <url> watch the published tree head from outside the database
+  monitor <url> watch a transparency log's checkpoints from outside its database
   redact <id>   remove one submission's content, with a recorded reason
   serve         the web console on 127.0.0.1
 ${COMMON_HELP}
@@ -248,7 +249,7 @@ export async function main(args: string[], context: Context): Promise<number> {
     if (positionals.length < Math.min(1, command.positionals)) {
       throw new CliError(
         name === "monitor"
-          ? "Cannot run monitor: the Beacon's URL is required, such as https://beacon.example"
+          ? "Cannot run monitor: the Beacon's URL or a log's prefix is required, such as https://beacon.example"
           : `Cannot run ${name}: a receipt id (or a unique prefix) is required`,
         2,
       );

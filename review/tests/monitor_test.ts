@@ -32,6 +32,8 @@ Deno.test("review monitor: keeps the first head, accepts growth only with a veri
         BEACON_LOG: "off",
         BEACON_CHECKPOINT_INTERVAL: "1s",
         BEACON_SIGNING_KEY: seed,
+        // One name for every log served at this URL, as an operator who rebuilt the store keeps.
+        BEACON_PUBLIC_URL: "https://beacon.example",
         PORT: port,
       },
     });
@@ -53,24 +55,24 @@ Deno.test("review monitor: keeps the first head, accepts growth only with a veri
 
     const untrusted = await monitor(url);
     assertStrictEquals(untrusted.code, 2, untrusted.stderr);
-    assertMatch(untrusted.stderr, /the first run needs --trust PUBLIC_KEY/);
+    assertMatch(untrusted.stderr, /the first run needs --trust KEY/);
     const wrongKey = await monitor(url, "--trust", key);
     assertStrictEquals(wrongKey.code, 1, wrongKey.stdout);
     assertMatch(
       wrongKey.stdout,
-      /^PROBLEM: the served head \(tree size 2, .*\) does not verify under the trusted key$/m,
+      /^PROBLEM: the served checkpoint does not verify under the trusted key$/m,
     );
 
     const first = await monitor(url, "--trust", trusted);
     assertStrictEquals(first.code, 0, first.stdout + first.stderr);
     assertMatch(
       first.stdout,
-      /head tree size 2, root [0-9a-f]{64}, \S+: kept \(the first head seen\)$/m,
+      /checkpoint beacon\.example\/beacon\/0\.1\/log size 2, root \S+: kept \(the first checkpoint seen\)$/m,
     );
     const kept = JSON.parse(await Deno.readTextFile(state));
-    assertEquals([kept.format, kept.url, kept.publicKey, kept.head.treeSize], [
-      "beacon-monitor/1",
-      url,
+    assertEquals([kept.format, kept.url, kept.trust, kept.checkpoint.size], [
+      "beacon-monitor/2",
+      url + "/beacon/0.1/log",
       trusted,
       2,
     ]);
@@ -81,11 +83,11 @@ Deno.test("review monitor: keeps the first head, accepts growth only with a veri
     assertStrictEquals(grown.code, 0, grown.stdout + grown.stderr);
     assertMatch(
       grown.stdout,
-      /head tree size 5, .*: extends the kept head of size 2 \(consistency proof verified\)$/m,
+      /checkpoint \S+ size 5, .*: extends the kept checkpoint of size 2 \(verified from tiles\)$/m,
     );
     const same = await monitor(url);
-    assertMatch(same.stdout, /head tree size 5, .*: unchanged$/m);
-    const goodHead = JSON.parse(await Deno.readTextFile(state)).head;
+    assertMatch(same.stdout, /checkpoint \S+ size 5, .*: unchanged$/m);
+    const goodHead = JSON.parse(await Deno.readTextFile(state)).checkpoint;
     await stop(server);
 
     // The same URL now serves another database under the same key: five other rows.
@@ -96,7 +98,7 @@ Deno.test("review monitor: keeps the first head, accepts growth only with a veri
     assertStrictEquals(fork.code, 1, fork.stdout);
     assertMatch(
       fork.stdout,
-      /^PROBLEM: FORK: the served head \(tree size 5, .*\) has another root than the kept head of the same size/m,
+      /^PROBLEM: FORK: the served checkpoint \(size 5, .*\) has another root than the kept one of the same size/m,
     );
     await submitText(url, "seis");
     await headCovering(url, 6);
@@ -104,9 +106,9 @@ Deno.test("review monitor: keeps the first head, accepts growth only with a veri
     assertStrictEquals(grownFork.code, 1, grownFork.stdout);
     assertMatch(
       grownFork.stdout,
-      /^PROBLEM: FORK: the served head \(tree size 6, .*\) does not extend the kept head \(tree size 5, /m,
+      /^PROBLEM: FORK: the served checkpoint \(size 6, .*\) does not extend the kept one \(size 5, .*\): its tiles give another tree/m,
     );
-    assertEquals(JSON.parse(await Deno.readTextFile(state)).head, goodHead, "the last good head");
+    assertEquals(JSON.parse(await Deno.readTextFile(state)).checkpoint, goodHead, "the last good");
     await stop(server);
 
     // And then a smaller one.
@@ -117,7 +119,7 @@ Deno.test("review monitor: keeps the first head, accepts growth only with a veri
     assertStrictEquals(shrink.code, 1, shrink.stdout);
     assertMatch(
       shrink.stdout,
-      /^PROBLEM: SHRINK: the served head covers 1 submissions, but the kept head \(tree size 5, .*\) covers 5$/m,
+      /^PROBLEM: SHRINK: the served checkpoint covers 1 entries, but the kept one \(size 5, .*\) covers 5$/m,
     );
     await stop(server);
 
@@ -125,13 +127,13 @@ Deno.test("review monitor: keeps the first head, accepts growth only with a veri
     assertStrictEquals(gone.code, 3, gone.stdout + gone.stderr);
     assertMatch(
       gone.stderr,
-      /^could not check: cannot reach http:\/\/127\.0\.0\.1:\d+\/beacon\/0\.1\/tree-head/m,
+      /^could not check: cannot reach http:\/\/127\.0\.0\.1:\d+\/beacon\/0\.1\/log\/checkpoint/m,
     );
     const otherUrl = await monitor("http://127.0.0.2:9");
     assertStrictEquals(otherUrl.code, 1);
     assertMatch(
       otherUrl.stderr,
-      /the state file watches http:\/\/127\.0\.0\.1:\d+, not http:\/\/127\.0\.0\.2:9/,
+      /the state file watches http:\/\/127\.0\.0\.1:\d+\/beacon\/0\.1\/log, not http:\/\/127\.0\.0\.2:9\/beacon\/0\.1\/log/,
     );
     const bad = await review(`file:${folder}/unused.db`, ["monitor", "ftp://x", "--state", state]);
     assertStrictEquals(bad.code, 2);
