@@ -10,7 +10,9 @@
  * phrase, so nothing a reviewer types is FTS5 syntax, except a final `*`, which makes the phrase's
  * last word a prefix (fts5.html §3.3). An index built with an older fold is rebuilt. Where FTS5 is missing, search falls back to a case-insensitive substring match
  * over the content (`instr`, like `LIKE` without its wildcards), which scans every row; the
- * console says which one it uses. A redaction removes the row from the index (data/appends.ts).
+ * console says which one it uses. A redaction removes the row from the index (data/appends.ts),
+ * and the catch-up never indexes a row a redaction emptied, even one that committed while the
+ * page was being folded: it checks again in the transaction that writes.
  *
  * @module
  */
@@ -69,6 +71,14 @@ const CREATE_INDEX =
   "CREATE VIRTUAL TABLE IF NOT EXISTS review_fts USING fts5(text, tokenize = 'unicode61')";
 
 /**
+ * One row into the index, only if it is still there to index: content not emptied, and no
+ * redaction record (checked in the writing transaction itself: see catchUpIndex).
+ */
+const INDEX_UNLESS_REDACTED = "INSERT INTO review_fts (rowid, text) SELECT ?1, ?2 " +
+  "WHERE EXISTS (SELECT 1 FROM submissions s WHERE s.seq = ?1 AND length(s.content) > 0 " +
+  "AND NOT EXISTS (SELECT 1 FROM redactions r WHERE r.submission_id = s.id))";
+
+/**
  * Indexes the submissions not yet in the index, oldest first, one transaction per page.
  *
  * @param client A migrated database.
@@ -94,15 +104,19 @@ export async function catchUpIndex(client: Client, mode: SearchMode): Promise<nu
       const content = row.content instanceof ArrayBuffer ? new Uint8Array(row.content) : undefined;
       const text = content === undefined ? undefined : decodeUtf8Strict(content);
       if (text === undefined || text === "") continue; // not text, or redacted
-      statements.push({
-        sql: "INSERT INTO review_fts (rowid, text) VALUES (?, ?)",
-        args: [Number(row.seq), fold(text)],
-      });
+      statements.push({ sql: INDEX_UNLESS_REDACTED, args: [Number(row.seq), fold(text)] });
     }
+    // The page was read and folded outside any transaction, so a redaction may have committed
+    // since: each insert checks again, inside this write transaction, that its row still has
+    // content and no redaction record. SQLite runs one write transaction at a time, so a
+    // redaction either committed before this batch (its row is skipped here) or begins after it
+    // (and deletes the row this batch indexed, in its own transaction: data/appends.ts). The
+    // folded text of a redacted row is never written, so it cannot be left in the file either.
     // Two catch-ups at once (two consoles): the second one's insert of a rowid already indexed
     // fails, and its whole batch, state included, rolls back.
+    let results;
     try {
-      await client.batch([
+      results = await client.batch([
         ...statements,
         {
           sql: "INSERT INTO review_search_state (name, indexed_through) VALUES ('fts', ?) " +
@@ -114,7 +128,7 @@ export async function catchUpIndex(client: Client, mode: SearchMode): Promise<nu
     } catch {
       continue; // another catch-up indexed this page first; read the state again
     }
-    added += statements.length;
+    for (const result of results.slice(0, statements.length)) added += result.rowsAffected;
     if (rows.length < PAGE_SIZE) return added;
   }
   return added;

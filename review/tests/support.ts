@@ -366,3 +366,31 @@ export async function rawSql(url: string, sql: string, ...args: InValue[]): Prom
     client.close();
   }
 }
+
+/**
+ * The names of the files in `directory` that hold `word` anywhere in their bytes (the database
+ * file, its `-wal` and its `-shm`: a redacted word must be in none).
+ */
+export async function filesHolding(directory: string, word: string): Promise<string[]> {
+  const needle = new TextEncoder().encode(word);
+  const found: string[] = [];
+  for await (const entry of Deno.readDir(directory)) {
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(`${directory}/${entry.name}`);
+    } catch (error) {
+      // SQLite deletes `-wal` and `-shm` when a database's last connection closes, which was
+      // seen to happen between the listing and the read: a file gone holds nothing.
+      if (error instanceof Deno.errors.NotFound) continue;
+      throw error;
+    }
+    outer: for (let start = 0; start + needle.length <= bytes.length; start++) {
+      for (let index = 0; index < needle.length; index++) {
+        if (bytes[start + index] !== needle[index]) continue outer;
+      }
+      found.push(entry.name);
+      break;
+    }
+  }
+  return found;
+}
