@@ -7,70 +7,16 @@
  * outcome must be this one (review/search/search.ts, `catchUpIndex`; data/appends.ts, `redact`).
  */
 import { createClient } from "@libsql/client";
-import { build } from "../../scripts/build.ts";
-import { bunExecutable, ensurePackages, nodeExecutable, ROOT } from "../../scripts/tools.ts";
 import { encodeSeed, generateSeed } from "../../src/signing/key.ts";
 import { fold } from "../search/fold.ts";
 import { assert, assertStrictEquals } from "../../tests/support/assert.ts";
-import {
-  filesHolding,
-  fill,
-  review,
-  type Run,
-  type RunningConsole,
-  runTool,
-  serveWith,
-  startConsole,
-  tempDatabase,
-  text,
-} from "./support.ts";
+import { filesHolding, fill, tempDatabase, text } from "./support.ts";
+import { RUNTIMES } from "./review_runtimes.ts";
 
 const SEED = encodeSeed(generateSeed());
 const SIGNED = { BEACON_SIGNING_KEY: SEED };
 /** 63 KB of U+FDFA, which NFKC turns into 18 letters each: the costliest row to fold. */
 const HEAVY = "\uFDFA".repeat(21_000);
-
-/** How one runtime serves the console and runs the CLI. */
-interface Runtime {
-  serve(databaseUrl: string): Promise<RunningConsole>;
-  cli(args: string[], env: Record<string, string>): Promise<Run>;
-}
-
-/** Each runtime's console and CLI, from the sources (Deno, Bun) or the built package (Node). */
-const RUNTIMES: Record<string, () => Promise<Runtime>> = {
-  deno: () =>
-    Promise.resolve({
-      serve: (url: string) => startConsole(url),
-      cli: (args: string[], env: Record<string, string>) =>
-        review(args.at(-1)!, args.slice(0, -1), env),
-    }),
-  node: async () => {
-    await ensurePackages();
-    await build("package");
-    const node = await nodeExecutable();
-    const entry = `${ROOT}/dist/beacon-review.mjs`;
-    return {
-      serve: (url: string) => serveWith(node, [entry, "serve", "--database", url]),
-      cli: (args: string[], env: Record<string, string>) =>
-        runTool(node, [entry, ...withDatabase(args)], env),
-    };
-  },
-  bun: async () => {
-    await ensurePackages();
-    const bun = await bunExecutable();
-    const entry = `${ROOT}/review/runtime/node.ts`;
-    return {
-      serve: (url: string) => serveWith(bun, [entry, "serve", "--database", url]),
-      cli: (args: string[], env: Record<string, string>) =>
-        runTool(bun, [entry, ...withDatabase(args)], env),
-    };
-  },
-};
-
-/** The helper's convention (the database URL last) as a command line. */
-function withDatabase(args: string[]): string[] {
-  return [...args.slice(0, -1), "--database", args.at(-1)!];
-}
 
 for (const [name, start] of Object.entries(RUNTIMES)) {
   Deno.test(`${name}: a redaction during the console's index catch-up leaves the word in no index and no file`, async () => {
