@@ -51,15 +51,31 @@ const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
  * ```
  */
 export function fold(text: string): string {
-  const visible = text.replace(DEFAULT_IGNORABLE, "").normalize("NFKC").toLowerCase();
+  const visible = text.replace(DEFAULT_IGNORABLE, "").normalize("NFKC").toLowerCase()
+    .normalize("NFD");
+  // One pass over the code points; a run with nothing to replace is copied as one slice, so
+  // the cost is one integer lookup per code point and one concatenation per replacement.
   let skeleton = "";
-  for (const character of visible.normalize("NFD")) {
-    skeleton += PROTOTYPES.get(character) ?? character;
+  let copied = 0;
+  for (let index = 0; index < visible.length; index++) {
+    const point = visible.codePointAt(index)!;
+    const prototype = PROTOTYPES.get(point);
+    const width = point > 0xFFFF ? 2 : 1;
+    if (prototype !== undefined) {
+      skeleton += visible.slice(copied, index) + prototype;
+      copied = index + width;
+    }
+    index += width - 1;
   }
-  return skeleton.normalize("NFD");
+  return (skeleton + visible.slice(copied)).normalize("NFD");
 }
 
-/** Each confusable code point's prototype (confusables.txt, through unhomoglyph's data). */
-const PROTOTYPES: ReadonlyMap<string, string> = new Map(
-  Object.entries(confusables as Record<string, string>),
+/**
+ * Each confusable code point's prototype (confusables.txt, through unhomoglyph's data), keyed by
+ * the code point: every key of the data is exactly one.
+ */
+const PROTOTYPES: ReadonlyMap<number, string> = new Map(
+  Object.entries(confusables as Record<string, string>).map((
+    [key, prototype],
+  ) => [key.codePointAt(0)!, prototype]),
 );
