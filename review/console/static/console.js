@@ -364,8 +364,12 @@ function loadMore() {
   return loading;
 }
 
+/** The search the list shows now (Esc in the box clears it, when there is one). */
+let searchedFor = "";
+
 /** The queue from its start, for the filters in the form; older answers are dropped. */
 function reload() {
+  searchedFor = filtersForm.elements.q.value.trim();
   state.generation++;
   state.next = null;
   const loading = fetchPage(false)
@@ -904,6 +908,18 @@ document.addEventListener("keydown", (event) => {
     marks.keys--;
     drawPending();
   });
+});
+
+// Esc in the search box empties it, and the list with it: a box cleared over a list still
+// filtered by the old words would show a filter that is no longer written anywhere.
+filtersForm.elements.q.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  event.preventDefault();
+  const box = filtersForm.elements.q;
+  if (box.value === "" && searchedFor === "") return;
+  box.value = "";
+  state.chosen.clear();
+  reload();
 });
 
 filtersForm.addEventListener("submit", (event) => {
