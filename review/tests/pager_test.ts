@@ -1,9 +1,9 @@
 /**
  * `show` pages a long submission through `PAGER` on a terminal, and never when its output is
- * not a terminal (review/runtime/pager.ts), through each documented way to run the tool: `deno
- * task review`, Node's `beacon-review` launcher and the entry `bun run review` runs on Bun. The terminal
- * is a real pseudo-terminal (util-linux `script`, 20 rows); the pager is a script that keeps
- * what it is given in a file, so what went through it can be read back.
+ * not a terminal (review/runtime/pager.ts), through each launcher: `deno task review`, Node's
+ * `beacon-review` and the entry `bun run review` runs on Bun. The terminal is a real
+ * pseudo-terminal (util-linux `script`, 20 rows); the pager is a script that keeps what it is
+ * given in a file, so what went through it can be read back.
  */
 import { build } from "../../scripts/build.ts";
 import { bunExecutable, ensurePackages, nodeExecutable, ROOT } from "../../scripts/tools.ts";
