@@ -35,7 +35,7 @@ export default {
       /^valibot$/,
       /^@valibot\//,
       /^get-east-asian-width$/,
-      /^unhomoglyph$/,
+      /^unhomoglyph(\/|$)/, // its data.json, imported by review/search/fold.ts
     ],
   },
   // Rolldown warns when plugins took much of the build's time (its `checks.pluginTimings`), which

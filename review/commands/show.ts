@@ -28,6 +28,7 @@ import {
 import { type ReviewEvent, reviewEvents } from "../data/events.ts";
 import { Findings, safeBlock } from "../render/mod.ts";
 import { receiptSignatureReport } from "../data/receipt_signature.ts";
+import { readsAs } from "../search/reads_as.ts";
 import { configuredKey, storedPublicKey } from "./verify.ts";
 
 /** The options of `show`: `--trust KEY`, the published key receipt signatures are checked against. */
@@ -247,6 +248,18 @@ export async function describeRow(
     ? []
     : safeBlock(summary, new Findings(), { width, continuation: "         " });
   if (summary !== undefined) lines.push("", ...warning);
+  // What look-alike words read as, as the console says it (search/reads_as.ts): the escaped
+  // letters in the content show that a word mixes scripts, this says which word it imitates.
+  const redacted = row.redaction !== null && row.content.length === 0;
+  const words = redacted ? [] : readsAs(new TextDecoder().decode(row.content));
+  if (words.length > 0) {
+    lines.push(
+      ...safeBlock(`reads as: ${words.join(", ")}`, new Findings(), {
+        width,
+        continuation: "          ",
+      }),
+    );
+  }
   lines.push("", "--- content " + "-".repeat(Math.max(0, width - 13)));
   if (row.redaction !== null && row.content.length === 0) {
     lines.push("(content redacted: see REDACTED above)");

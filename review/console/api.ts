@@ -27,8 +27,7 @@ import {
 import { checkpoints, reviewEvents } from "../data/events.ts";
 import { Findings, safeSegments, type Segment } from "../render/mod.ts";
 import { catchUpIndex, searchCondition, type SearchMode } from "../search/search.ts";
-import { fold } from "../search/fold.ts";
-import { lookAlikeLetters } from "../render/classify.ts";
+import { readsAs as readsAsWords } from "../search/reads_as.ts";
 
 /** A refusal with a status and a message of our own (never submitted content). */
 export class RequestError extends Error {
@@ -81,21 +80,9 @@ function excerpt(text: string, findings: Findings): Segment[] {
   return segments(text.slice(0, 300), findings)[0] ?? [];
 }
 
-/** Most look-alike words spelled out per answer. */
-const MAX_READS_AS = 12;
-
-/**
- * What each mixed-script word of `text` reads as (the words render/mod.ts shows with escaped
- * look-alike letters): its UTS #39 skeleton, as the search folds it (search/fold.ts), so
- * `p\u0430ypal` reads as `paypal`. Each is rendered inertly like any other submitted text.
- */
+/** What the look-alike words of `text` read as (search/reads_as.ts), rendered inertly. */
 function readsAs(text: string, findings: Findings): Segment[][] {
-  const words = new Set<string>();
-  for (const word of text.matchAll(/[\p{L}\p{M}]+/gu)) {
-    if (words.size >= MAX_READS_AS) break;
-    if (lookAlikeLetters(word[0]).size > 0) words.add(fold(word[0]));
-  }
-  return [...words].map((word) => excerpt(word, findings));
+  return readsAsWords(text).map((word) => excerpt(word, findings));
 }
 
 function messageOf(row: SubmissionRow): MessageView | undefined {

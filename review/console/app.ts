@@ -8,24 +8,30 @@
  *    another name cannot reach it. Any other name (`localhost` included) gets 421 Misdirected
  *    Request (RFC 9110 §15.5.20: this server will not answer for that authority) with the
  *    address to open instead; not 401, which would read as a problem with the credential.
- * 2. A one-time code, printed once with the URL to open, in the URL's fragment:
+ * 2. A one-time code, printed with the URL to open, in the URL's fragment:
  *    `http://127.0.0.1:PORT/#code=C`. A browser never sends the fragment to any server
  *    (RFC 3986 §3.5), so the code is in no request line, log or `Referer`, but the browser keeps
  *    the URL in its history. So the page spends the code at once: it posts it to
- *    `/api/session`, which answers, once, with a session credential, and every later exchange
- *    of the same code is refused. The page keeps the credential in `sessionStorage` (bound to
- *    this origin, port included: RFC 6454, and to this tab), clears the fragment, and sends the
- *    credential as `Authorization: Bearer S` on every API call. What the browser's history and
- *    session files keep is then a spent code. No cookie is ever set: cookies are not bound to a
+ *    `/api/session`, which answers, once, with a session credential and that session's CSRF
+ *    token, and every later exchange of the same code is refused. The page keeps both in its
+ *    memory only (a variable of its script), clears the fragment, and sends the credential as
+ *    `Authorization: Bearer S` on every API call. Nothing the browser writes to its profile
+ *    (history, session restore, `sessionStorage`, which Chromium persists) holds a live secret:
+ *    the history keeps a spent code. A reload or another tab has no credential, so each
+ *    exchange makes the console print its next link (a fresh one-time code) in the terminal,
+ *    where the first one was; opening it starts a new session and ends the previous one, so
+ *    there is one live session at a time. No cookie is ever set: cookies are not bound to a
  *    port (RFC 6265 §8.5), so a cookie for 127.0.0.1 would go to every other server on
  *    127.0.0.1 as well. The page shell and its two static files hold no data and are served
  *    without a credential; every other `/api/` route answers 401 without it. Secrets are
  *    compared in constant time and never logged.
- * 3. State-changing requests (`POST`, the exchange included) also need an `Origin` that is the
- *    console's own and the CSRF token of a page the console served (in the page's
- *    `<meta name="csrf-token">`, sent back as `X-CSRF-Token`), and a JSON body of at most
- *    16 KiB, counted while it is read: the reading stops at the first byte over, and the rest is
- *    never read.
+ * 3. State-changing requests also need an `Origin` that is the console's own, a CSRF token in
+ *    `X-CSRF-Token`, and a JSON body of at most 16 KiB, counted while it is read: the reading
+ *    stops at the first byte over, and the rest is never read. The exchange needs the page's
+ *    token (`<meta name="csrf-token">`, one per console run: it only shows the sender could
+ *    read a page of the console, which the code itself then proves); every other POST needs the
+ *    token the exchange gave with the session, so no client fetching pages, however many, can
+ *    make the reviewer's marks fail (a cache of served pages' tokens once could be flushed).
  *
  * Every answer carries a strict Content Security Policy (`default-src 'none'`; scripts, styles
  * and `fetch` only from the console itself; no inline script or style, no `eval`; no frames,
@@ -65,8 +71,6 @@ const SECURITY_HEADERS: Record<string, string> = {
 
 /** Largest JSON body accepted. */
 const MAX_BODY = 16 * 1024;
-/** CSRF tokens of pages served, newest kept. */
-const MAX_PAGES = 64;
 
 /** The static files, read once at start. */
 export interface StaticFiles {
@@ -80,6 +84,11 @@ export interface ConsoleOptions {
   readonly authority: string;
   /** The one-time code the printed URL carries, exchanged once for a session credential. */
   readonly code: string;
+  /**
+   * Shows the reviewer the next link, with the fresh one-time code an exchange leaves behind
+   * (serve.ts prints it in the terminal): a reload or another tab opens the console with it.
+   */
+  readonly nextCode?: (code: string) => Promise<void>;
   /** The JSON views and actions. */
   readonly api: ConsoleApi;
   /** The static files. */
@@ -280,25 +289,28 @@ function page(csrf: string): string {
  */
 export function consoleHandler(options: ConsoleOptions): (request: Request) => Promise<Response> {
   const origin = `http://${options.authority}`;
-  const pages: string[] = [];
-  // The code is spent by its first exchange; the session credential it gave is the only one.
+  // The pages' CSRF token, the same in every page served (see the module's doc).
+  const pageToken = randomToken();
+  // The live code, spent by its exchange; the session it gave is the only one, with its own CSRF
+  // token.
   let code: string | undefined = options.code;
-  let session: string | undefined;
+  let session: { credential: string; csrf: string } | undefined;
   const authorised = (request: Request) => {
     const match = /^Bearer ([A-Za-z0-9_-]{1,64})$/.exec(request.headers.get("authorization") ?? "");
-    return match !== null && session !== undefined && sameText(match[1], session);
+    return match !== null && session !== undefined && sameText(match[1], session.credential);
   };
-  const exchange = (value: unknown): Response => {
+  const exchange = async (value: unknown): Promise<Response> => {
     const offered = (value as { code?: unknown } | null)?.code;
     if (typeof offered !== "string" || code === undefined || !sameText(offered, code)) {
       return json(401, {
         error: "this link's code is spent or wrong: each link opens the console once. " +
-          "Run review serve again for a new link.",
+          "Open the newest link review serve printed.",
       });
     }
-    code = undefined;
-    session = randomToken();
-    return json(200, { session });
+    session = { credential: randomToken(), csrf: randomToken() };
+    code = options.nextCode === undefined ? undefined : randomToken();
+    if (code !== undefined) await options.nextCode?.(code);
+    return json(200, { session: session.credential, csrf: session.csrf });
   };
   const route = async (request: Request): Promise<Response> => {
     if (request.headers.get("host") !== options.authority) {
@@ -315,10 +327,7 @@ export function consoleHandler(options: ConsoleOptions): (request: Request) => P
     }
     if (request.method === "GET") {
       if (url.pathname === "/") {
-        const csrf = randomToken();
-        pages.push(csrf);
-        if (pages.length > MAX_PAGES) pages.shift();
-        return new Response(page(csrf), {
+        return new Response(page(pageToken), {
           headers: { "content-type": "text/html; charset=utf-8" },
         });
       }
@@ -343,9 +352,10 @@ export function consoleHandler(options: ConsoleOptions): (request: Request) => P
       const exchanging = url.pathname === "/api/session";
       if (!exchanging && !authorised(request)) return text(401, "unauthorized");
       const csrf = request.headers.get("x-csrf-token") ?? "";
+      const expected = exchanging ? pageToken : session?.csrf;
       if (
-        request.headers.get("origin") !== origin ||
-        !pages.some((token) => sameText(csrf, token))
+        request.headers.get("origin") !== origin || expected === undefined ||
+        !sameText(csrf, expected)
       ) {
         return text(403, "forbidden");
       }
@@ -366,7 +376,7 @@ export function consoleHandler(options: ConsoleOptions): (request: Request) => P
       } catch {
         return json(400, { error: "the body is not JSON" });
       }
-      if (exchanging) return exchange(value);
+      if (exchanging) return await exchange(value);
       return json(200, await options.api.post(url.pathname, value));
     }
     return text(405, "method not allowed");

@@ -2,7 +2,8 @@
  * `review serve`: the web console, a small server of its own on `127.0.0.1` (app.ts is its
  * HTTP core, api.ts its views and actions, static/ its script and style). It prints one line
  * with the URL to open, holding a one-time code, says on stderr at which address the console
- * answers, and runs until SIGINT or SIGTERM.
+ * answers, prints the next link each time a link is used (the page keeps its session only in
+ * memory, so a reload needs one), and runs until SIGINT or SIGTERM.
  *
  * `--trust PUBLIC_KEY` (repeatable) is passed to the page's `verify`, as for `review verify`, and
  * the first one is the key receipts are checked against.
@@ -122,12 +123,19 @@ export async function serveCommand(context: Context, values: OptionValues): Prom
     const server = await serve({ hostname, port }, (request) => handler(request));
     const host = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
     const authority = `${host}:${server.port}`;
-    handler = consoleHandler({ authority, code, api, files });
-    // The one line to open. The link works once: the page spends its code at once (app.ts).
+    // Each link works once: the page spends its code at once and keeps the session only in its
+    // memory (app.ts), so a reload or another tab needs the next link, printed as each is used.
+    const nextCode = (next: string) =>
+      context.stdout.line(
+        `Beacon review console, next link (for a reload or another tab; opening it ends the ` +
+          `session of the page open now): http://${authority}/#code=${next}`,
+      );
+    handler = consoleHandler({ authority, code, api, files, nextCode });
     await context.stdout.line(`Beacon review console: http://${authority}/#code=${code}`);
     await context.stderr.line(
-      `Open the link above once, in one tab, at exactly http://${authority}/ (another name ` +
-        "such as localhost is refused); a new tab needs a new serve.",
+      `Open the link above in one tab, at exactly http://${authority}/ (another name such as ` +
+        "localhost is refused). Each link works once; after it is used, the next one is " +
+        "printed here for a reload or another tab.",
     );
     await server.finished;
     return 0;

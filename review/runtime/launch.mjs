@@ -10,7 +10,21 @@
 import process from "node:process";
 
 if (process.versions.bun !== undefined) {
-  await import("./node.ts");
+  // `show` and `next` on a terminal run as a child whose output is paged when long (pager.ts);
+  // everything else runs here.
+  const { pagerPlan } = await import("./pager.ts");
+  const plan = pagerPlan(
+    process.argv.slice(2),
+    (name) => process.env[name],
+    process.stdout.isTTY
+      ? { columns: process.stdout.columns, rows: process.stdout.rows }
+      : undefined,
+  );
+  if (plan === undefined) await import("./node.ts");
+  else {
+    const { runPaged } = await import("./page_node.ts");
+    runPaged(process.execPath, [new URL("./node.ts", import.meta.url).pathname], plan, process.env);
+  }
 } else {
   const { buildPackage } = await import("../../scripts/build_package.mjs");
   buildPackage({ quiet: true });

@@ -21,6 +21,8 @@ import process from "node:process";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { whenParentExits } from "./parent.ts";
+import { runPaged } from "./page_node.ts";
+import { pagerPlan } from "./pager.ts";
 import { nodePermissionFlags, reviewNeeds } from "./permissions.ts";
 import { programName } from "./program.ts";
 
@@ -71,17 +73,35 @@ const flags = nodePermissionFlags(needs, {
     ? "--permission"
     : "--experimental-permission",
 });
-const child = spawn(process.execPath, [...flags, `${here}/review.mjs`, ...args], {
-  stdio: "inherit",
-  // The command the reviewer typed, as the tool's hints name it (program.ts).
-  env: { ...process.env, BEACON_REVIEW_PROGRAM: programName((name) => process.env[name], false) },
-});
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => child.kill(signal));
+// The command the reviewer typed, as the tool's hints name it (program.ts).
+const env = {
+  ...process.env,
+  BEACON_REVIEW_PROGRAM: programName((name) => process.env[name], false),
+};
+// `show` and `next` on a terminal: the output is read here and paged when long (pager.ts).
+const plan = pagerPlan(
+  args,
+  (name) => process.env[name],
+  process.stdout.isTTY ? { columns: process.stdout.columns, rows: process.stdout.rows } : undefined,
+);
+if (plan !== undefined) {
+  runPaged(process.execPath, [...flags, `${here}/review.mjs`], plan, env);
+} else {
+  runInherited();
 }
-// `npm run review` signals `sh`, which dies without passing the signal on (parent.ts).
-whenParentExits(() => child.kill("SIGTERM"));
-// A child ended by a signal exits as a shell reports it: 128 + the signal's number.
-child.on("exit", (code, signal) => {
-  process.exit(code ?? 128 + (signal === null ? 0 : constants.signals[signal]));
-});
+
+function runInherited(): void {
+  const child = spawn(process.execPath, [...flags, `${here}/review.mjs`, ...args], {
+    stdio: "inherit",
+    env,
+  });
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => child.kill(signal));
+  }
+  // `npm run review` signals `sh`, which dies without passing the signal on (parent.ts).
+  whenParentExits(() => child.kill("SIGTERM"));
+  // A child ended by a signal exits as a shell reports it: 128 + the signal's number.
+  child.on("exit", (code, signal) => {
+    process.exit(code ?? 128 + (signal === null ? 0 : constants.signals[signal]));
+  });
+}

@@ -13,7 +13,12 @@
  *    share one).
  * 4. The UTS #39 §4 skeleton: NFD, each confusable replaced by its prototype from Unicode's
  *    `confusables.txt`, NFD again. The table is the `unhomoglyph` package's copy of that file
- *    (nodeca/unhomoglyph, generated from unicode.org's data), not a hand-made list.
+ *    (nodeca/unhomoglyph's `data.json`, generated from unicode.org's data), not a hand-made list.
+ *    Every key of that table is one code point, so the replacement is a lookup per code point in
+ *    a `Map` built once, not the package's own function: that one is a regular expression
+ *    alternating all 6,311 keys, which V8 runs fast but JavaScriptCore (Bun) so slowly that one
+ *    63 KB row took seconds. The lookup costs the same on every runtime and grows linearly with
+ *    the row, whose size the intake bounds (64 KiB by default); bench/fold_bench.ts measures it.
  *
  * The fold is for matching only: what a reviewer sees is always the stored bytes, rendered
  * inertly. It is deliberately lossy (a skeleton maps `m` and `rn` together, `0` and `O`), which
@@ -21,7 +26,7 @@
  *
  * @module
  */
-import unhomoglyph from "unhomoglyph";
+import confusables from "unhomoglyph/data.json" with { type: "json" };
 
 /**
  * Bumped whenever the fold changes, so that an index built with an older fold is rebuilt
@@ -46,6 +51,31 @@ const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
  * ```
  */
 export function fold(text: string): string {
-  const visible = text.replace(DEFAULT_IGNORABLE, "").normalize("NFKC").toLowerCase();
-  return unhomoglyph(visible.normalize("NFD")).normalize("NFD");
+  const visible = text.replace(DEFAULT_IGNORABLE, "").normalize("NFKC").toLowerCase()
+    .normalize("NFD");
+  // One pass over the code points; a run with nothing to replace is copied as one slice, so
+  // the cost is one integer lookup per code point and one concatenation per replacement.
+  let skeleton = "";
+  let copied = 0;
+  for (let index = 0; index < visible.length; index++) {
+    const point = visible.codePointAt(index)!;
+    const prototype = PROTOTYPES.get(point);
+    const width = point > 0xFFFF ? 2 : 1;
+    if (prototype !== undefined) {
+      skeleton += visible.slice(copied, index) + prototype;
+      copied = index + width;
+    }
+    index += width - 1;
+  }
+  return (skeleton + visible.slice(copied)).normalize("NFD");
 }
+
+/**
+ * Each confusable code point's prototype (confusables.txt, through unhomoglyph's data), keyed by
+ * the code point: every key of the data is exactly one.
+ */
+const PROTOTYPES: ReadonlyMap<number, string> = new Map(
+  Object.entries(confusables as Record<string, string>).map((
+    [key, prototype],
+  ) => [key.codePointAt(0)!, prototype]),
+);

@@ -10,20 +10,34 @@
  * phrase, so nothing a reviewer types is FTS5 syntax, except a final `*`, which makes the phrase's
  * last word a prefix (fts5.html §3.3). An index built with an older fold is rebuilt. Where FTS5 is missing, search falls back to a case-insensitive substring match
  * over the content (`instr`, like `LIKE` without its wildcards), which scans every row; the
- * console says which one it uses. A redaction removes the row from the index (data/appends.ts).
+ * console says which one it uses. A redaction removes the row from the index (data/appends.ts),
+ * and the catch-up never indexes a row a redaction emptied, even one that committed while the
+ * page was being folded: it checks again in the transaction that writes.
  *
  * @module
  */
 import type { Client, InValue } from "@libsql/client";
 import { decodeUtf8Strict } from "../../src/message/mod.ts";
 import { fold, FOLD_VERSION } from "./fold.ts";
-import { PAGE_SIZE } from "../data/queries.ts";
 
 /** How searching works on this database. */
 export type SearchMode = "fts5" | "substring";
 
-/** Most pages indexed in one catch-up (a bound on the loop; 500 rows a page). */
-const MAX_PAGES = 1_000;
+/** Most pages read in one catch-up (a bound on the loop, far above any real queue). */
+const MAX_PAGES = 100_000;
+
+/**
+ * Rows read at once by the catch-up: at most 64 KiB each (the intake's default limit), so a
+ * page stays a few MiB in memory.
+ */
+const CATCH_UP_ROWS = 64;
+
+/**
+ * Folded characters written in one step of the catch-up. Folding is linear in a row's length
+ * (search/fold.ts), so this bounds the time a step keeps the event loop, whatever the rows
+ * hold: a 63 KB row of U+FDFA folds to about 400,000 characters, three of them make a step.
+ */
+const STEP_CHARACTERS = 1_000_000;
 
 /**
  * Creates the index table when it can, and tells how search will work.
@@ -69,7 +83,20 @@ const CREATE_INDEX =
   "CREATE VIRTUAL TABLE IF NOT EXISTS review_fts USING fts5(text, tokenize = 'unicode61')";
 
 /**
- * Indexes the submissions not yet in the index, oldest first, one transaction per page.
+ * One row into the index, only if it is still there to index: content not emptied, and no
+ * redaction record (checked in the writing transaction itself: see catchUpIndex).
+ */
+const INDEX_UNLESS_REDACTED = "INSERT INTO review_fts (rowid, text) SELECT ?1, ?2 " +
+  "WHERE EXISTS (SELECT 1 FROM submissions s WHERE s.seq = ?1 AND length(s.content) > 0 " +
+  "AND NOT EXISTS (SELECT 1 FROM redactions r WHERE r.submission_id = s.id))";
+
+/**
+ * Indexes the submissions not yet in the index, oldest first, in bounded steps: a page of at
+ * most {@linkcode CATCH_UP_ROWS} rows is read, and folded and written a step at a time, each step
+ * one write transaction holding at most about {@linkcode STEP_CHARACTERS} folded characters
+ * (at least one row). Between steps the event loop runs, so the console answers its other calls
+ * while a long catch-up goes on (the console is one event loop: without the yield, every other
+ * call waits for the whole catch-up).
  *
  * @param client A migrated database.
  * @param mode What {@linkcode prepareSearch} said.
@@ -78,44 +105,62 @@ const CREATE_INDEX =
 export async function catchUpIndex(client: Client, mode: SearchMode): Promise<number> {
   if (mode !== "fts5") return 0;
   let added = 0;
-  for (let page = 0; page < MAX_PAGES; page++) {
+  pages: for (let page = 0; page < MAX_PAGES; page++) {
     const state = await client.execute(
       "SELECT indexed_through FROM review_search_state WHERE name = 'fts'",
     );
-    const after = Number(state.rows[0]?.indexed_through ?? 0);
+    let after = Number(state.rows[0]?.indexed_through ?? 0);
     const rows = (await client.execute({
       sql: "SELECT seq, content FROM submissions WHERE seq > ? ORDER BY seq LIMIT ?",
-      args: [after, PAGE_SIZE],
+      args: [after, CATCH_UP_ROWS],
     })).rows;
     if (rows.length === 0) return added;
-    const last = Number(rows[rows.length - 1].seq);
-    const statements: { sql: string; args: InValue[] }[] = [];
-    for (const row of rows) {
-      const content = row.content instanceof ArrayBuffer ? new Uint8Array(row.content) : undefined;
-      const text = content === undefined ? undefined : decodeUtf8Strict(content);
-      if (text === undefined || text === "") continue; // not text, or redacted
-      statements.push({
-        sql: "INSERT INTO review_fts (rowid, text) VALUES (?, ?)",
-        args: [Number(row.seq), fold(text)],
-      });
+    for (let start = 0; start < rows.length;) {
+      const statements: { sql: string; args: InValue[] }[] = [];
+      let characters = 0;
+      let end = start;
+      while (end < rows.length && (end === start || characters < STEP_CHARACTERS)) {
+        const row = rows[end++];
+        const content = row.content instanceof ArrayBuffer
+          ? new Uint8Array(row.content)
+          : undefined;
+        const text = content === undefined ? undefined : decodeUtf8Strict(content);
+        if (text === undefined || text === "") continue; // not text, or redacted
+        const folded = fold(text);
+        characters += folded.length;
+        statements.push({ sql: INDEX_UNLESS_REDACTED, args: [Number(row.seq), folded] });
+      }
+      const last = Number(rows[end - 1].seq);
+      // The rows were read and folded outside any transaction, so a redaction may have
+      // committed since: each insert checks again, inside this write transaction, that its row
+      // still has content and no redaction record. SQLite runs one write transaction at a time,
+      // so a redaction either committed before this batch (its row is skipped here) or begins
+      // after it (and deletes the row this batch indexed, in its own transaction:
+      // data/appends.ts). The folded text of a redacted row is never written, so it cannot be
+      // left in the file either.
+      // Two catch-ups at once (two consoles): the second one's insert of a rowid already
+      // indexed fails, and its whole batch, state included, rolls back.
+      let results;
+      try {
+        results = await client.batch([
+          ...statements,
+          {
+            sql: "INSERT INTO review_search_state (name, indexed_through) VALUES ('fts', ?) " +
+              "ON CONFLICT (name) DO UPDATE SET indexed_through = excluded.indexed_through " +
+              "WHERE indexed_through = ?",
+            args: [last, after],
+          },
+        ], "write");
+      } catch {
+        continue pages; // another catch-up indexed these rows first; read the state again
+      }
+      for (const result of results.slice(0, statements.length)) added += result.rowsAffected;
+      after = last;
+      start = end;
+      // A macrotask, not a microtask: pending requests are read and answered before the next step.
+      await new Promise((resolve) => setTimeout(resolve, 0));
     }
-    // Two catch-ups at once (two consoles): the second one's insert of a rowid already indexed
-    // fails, and its whole batch, state included, rolls back.
-    try {
-      await client.batch([
-        ...statements,
-        {
-          sql: "INSERT INTO review_search_state (name, indexed_through) VALUES ('fts', ?) " +
-            "ON CONFLICT (name) DO UPDATE SET indexed_through = excluded.indexed_through " +
-            "WHERE indexed_through = ?",
-          args: [last, after],
-        },
-      ], "write");
-    } catch {
-      continue; // another catch-up indexed this page first; read the state again
-    }
-    added += statements.length;
-    if (rows.length < PAGE_SIZE) return added;
+    if (rows.length < CATCH_UP_ROWS) return added;
   }
   return added;
 }
@@ -139,7 +184,7 @@ async function indexInto(client: Client, table: string, after: number): Promise<
   for (let page = 0; page < MAX_PAGES; page++) {
     const rows = (await client.execute({
       sql: "SELECT seq, content FROM submissions WHERE seq > ? ORDER BY seq LIMIT ?",
-      args: [after, PAGE_SIZE],
+      args: [after, CATCH_UP_ROWS],
     })).rows;
     if (rows.length === 0) return;
     after = Number(rows[rows.length - 1].seq);
@@ -154,7 +199,7 @@ async function indexInto(client: Client, table: string, after: number): Promise<
       });
     }
     if (statements.length > 0) await client.batch(statements, "write");
-    if (rows.length < PAGE_SIZE) return;
+    if (rows.length < CATCH_UP_ROWS) return;
   }
 }
 

@@ -22,6 +22,8 @@ const RUNTIME_FILES: Record<string, RegExp> = {
   "review/runtime/launch_deno.ts": /\bDeno\./,
   "review/runtime/node.ts": /"node:(process|http)"/,
   "review/runtime/launch_node.ts": /"node:(process|child_process)"/,
+  // The pager's plumbing for Node's launcher and Bun (pager.ts decides).
+  "review/runtime/page_node.ts": /"node:(process|child_process)"/,
   // The parent-exit check every entry and launcher shares (`process.ppid` on all three).
   "review/runtime/parent.ts": /"node:process"/,
 };

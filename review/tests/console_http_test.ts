@@ -10,7 +10,7 @@ import {
   assertStrictEquals,
 } from "../../tests/support/assert.ts";
 import { rawExchange, serveBeacon } from "../../tests/support/in_process.ts";
-import { consoleCsrf, review, startConsole } from "./support.ts";
+import { consoleCsrf, exchangeCode, review, startConsole } from "./support.ts";
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
   "img-src 'none'; font-src 'none'; media-src 'none'; object-src 'none'; frame-src 'none'; " +
@@ -23,7 +23,7 @@ function assertHardened(response: Response, where: string): void {
   assertStrictEquals(response.headers.get("cache-control"), "no-store", where);
 }
 
-Deno.test("the console needs its session, a same-origin Origin and a page's CSRF token", async () => {
+Deno.test("the console needs its session, a same-origin Origin and the session's CSRF token", async () => {
   const served = await serveBeacon();
   const submitted = await fetch(`${served.url}/beacon/0.1/submissions`, {
     method: "POST",
@@ -98,7 +98,8 @@ Deno.test("the console needs its session, a same-origin Origin and a page's CSRF
     assertStrictEquals(page.headers.get("set-cookie"), null);
     const html = await page.text();
     assert(!html.includes(token), "the page never holds the session credential");
-    const csrf = /<meta name="csrf-token" content="([A-Za-z0-9_-]{43})">/.exec(html)![1];
+    const pageCsrf = /<meta name="csrf-token" content="([A-Za-z0-9_-]{43})">/.exec(html)![1];
+    const csrf = await console.csrf();
     assertMatch(html, /<script type="module" src="\/static\/console\.js"><\/script>/);
     assert(!/<script>|\sstyle=|\son\w+=/.test(html), "no inline script, style or handler");
     for (const file of ["console.js", "console.css"]) {
@@ -143,7 +144,8 @@ Deno.test("the console needs its session, a same-origin Origin and a page's CSRF
     assertStrictEquals(literal.status, 200);
     await literal.body?.cancel();
 
-    // A state change needs the Origin, a served page's CSRF token and JSON.
+    // A state change needs the Origin, the session's CSRF token (a page's is not enough) and
+    // JSON.
     const post = (headers: Record<string, string>, body: unknown = { id, status: "reviewed" }) =>
       fetch(`${console.origin}/api/event`, {
         method: "POST",
@@ -156,6 +158,7 @@ Deno.test("the console needs its session, a same-origin Origin and a page's CSRF
         { "x-csrf-token": csrf },
         { origin: "http://evil.example", "x-csrf-token": csrf },
         { origin: console.origin, "x-csrf-token": "A".repeat(43) },
+        { origin: console.origin, "x-csrf-token": pageCsrf },
       ]
     ) {
       const response = await post(headers);
@@ -238,7 +241,7 @@ Deno.test("an oversized POST is refused while it is read: the rest is never read
     await connection.write(encoder.encode(
       `POST /api/event HTTP/1.1\r\nHost: ${hostname}:${port}\r\n` +
         `Authorization: Bearer ${token}\r\nOrigin: ${console.origin}\r\n` +
-        `X-CSRF-Token: ${await consoleCsrf(console.origin)}\r\n` +
+        `X-CSRF-Token: ${await console.csrf()}\r\n` +
         "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
     ));
     // The answer, read while the body is being sent.
@@ -305,6 +308,85 @@ Deno.test("an oversized POST is refused while it is read: the rest is never read
       `answered at ${sentWhenAnswered}`,
     );
     assert(refused, `the server read all ${sent} bytes instead of closing the connection`);
+  } finally {
+    await console.stop();
+    await served.close();
+  }
+});
+
+Deno.test("each used link leaves a next one: it opens a new session and ends the previous", async () => {
+  const served = await serveBeacon();
+  const console = await startConsole(served.databaseUrl);
+  try {
+    const first = await console.session();
+    const next = new URL(await console.nextLink());
+    assertStrictEquals(next.origin, console.origin);
+    const code = next.hash.slice("#code=".length);
+    assert(code !== console.code, "a fresh code");
+    const queue = (token: string) =>
+      fetch(`${console.origin}/api/queue`, { headers: { authorization: `Bearer ${token}` } });
+    const before = await queue(first);
+    assertStrictEquals(before.status, 200);
+    await before.body?.cancel();
+    const second = await exchangeCode(console.origin, code);
+    const ended = await queue(first);
+    assertStrictEquals(ended.status, 401, "one live session: the previous one ended");
+    await ended.body?.cancel();
+    const now = await queue(second.session);
+    assertStrictEquals(now.status, 200);
+    await now.body?.cancel();
+    // The next code works once too, and leaves its own next link.
+    const again = await fetch(`${console.origin}/api/session`, {
+      method: "POST",
+      headers: {
+        origin: console.origin,
+        "x-csrf-token": await consoleCsrf(console.origin),
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ code }),
+    });
+    assertStrictEquals(again.status, 401);
+    await again.body?.cancel();
+    assertMatch(await console.nextLink(), /#code=/);
+  } finally {
+    await console.stop();
+    await served.close();
+  }
+});
+
+Deno.test("70 fetches of the page from another loopback origin leave the reviewer's mark working", async () => {
+  const served = await serveBeacon();
+  const submitted = await fetch(`${served.url}/beacon/0.1/submissions`, {
+    method: "POST",
+    headers: { "content-type": "text/plain; charset=utf-8" },
+    body: "to be marked",
+  });
+  const id = String((await submitted.json()).receipt.id);
+  const console = await startConsole(served.databaseUrl);
+  try {
+    const session = await console.session();
+    const csrf = await console.csrf();
+    // As a page on another loopback port does with no-cors fetches (or curl, without Origin).
+    const { port } = new URL(console.origin);
+    for (let i = 0; i < 70; i++) {
+      const page = await fetch(`${console.origin}/`, {
+        headers: { origin: `http://127.0.0.1:${Number(port) === 65535 ? 1 : Number(port) + 1}` },
+      });
+      assertStrictEquals(page.status, 200);
+      await page.body?.cancel();
+    }
+    const marked = await fetch(`${console.origin}/api/event`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${session}`,
+        origin: console.origin,
+        "x-csrf-token": csrf,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ id, status: "reviewed" }),
+    });
+    assertStrictEquals(marked.status, 200);
+    assertEquals(await marked.json(), { seq: 1 });
   } finally {
     await console.stop();
     await served.close();

@@ -1,7 +1,7 @@
 /**
  * The console's credentials never reach another server on loopback, in
- * real Chromium (playwright-core): a one-time code arrives in the URL fragment and is spent for a session credential kept in
- * sessionStorage and sends it as a header to its own origin only. No cookie is set for
+ * real Chromium (playwright-core): a one-time code arrives in the URL fragment and is spent for a
+ * session credential the page keeps in memory and sends as a header to its own origin only. No cookie is set for
  * 127.0.0.1, and a neighbour listening on another 127.0.0.1 port, visited in the same browser
  * (its page and its favicon), receives no request that carries the token anywhere.
  *
@@ -60,23 +60,31 @@ Deno.test({
       assertStrictEquals(new URL(page.url()).hash, "");
       assert(consoleRequests.every((request) => !request.url.includes(console.code)));
       // The session credential went out as a header, to the console's own API only.
-      const token = String(
-        await page.evaluate(() =>
-          (globalThis as unknown as { sessionStorage: Storage }).sessionStorage.getItem(
-            "beacon-console-session",
-          )
-        ),
-      );
       const api = consoleRequests.filter((request) =>
         new URL(request.url).pathname.startsWith("/api/") &&
         new URL(request.url).pathname !== "/api/session"
       );
       assert(api.length > 0);
+      const token = api[0].headers.authorization.slice("Bearer ".length);
+      assert(/^[A-Za-z0-9_-]{43}$/.test(token), "a session credential");
       for (const request of api) {
         assertStrictEquals(request.headers.authorization, `Bearer ${token}`);
       }
-      // A reload keeps working from sessionStorage.
+      // Nothing of it in the page's storage: it lives in the script's memory only.
+      assertEquals(
+        await page.evaluate(() => {
+          const inPage = globalThis as unknown as {
+            sessionStorage: Storage;
+            localStorage: Storage;
+          };
+          return [inPage.sessionStorage.length, inPage.localStorage.length];
+        }),
+        [0, 0],
+      );
+      // A reload has no session; the next link the console printed opens it again.
       await page.reload();
+      await page.locator("#no-session", { hasText: "next link" }).waitFor();
+      await page.goto(await console.nextLink());
       await page.locator("#queue li").first().waitFor();
       assertEquals(await context.cookies(), [], "no cookie for any host");
 

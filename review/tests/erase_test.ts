@@ -9,34 +9,10 @@ import { catchUpIndex, prepareSearch } from "../search/search.ts";
 import { assert, assertMatch, assertStrictEquals } from "../../tests/support/assert.ts";
 import { startSqld } from "../../tests/support/sqld.ts";
 import { startServer } from "../../tests/support/server.ts";
-import { fill, review, startConsole, tempDatabase, text } from "./support.ts";
+import { filesHolding, fill, review, startConsole, tempDatabase, text } from "./support.ts";
 
 const SEED = encodeSeed(generateSeed());
 const WORD = "zqxvorblatterwick" + crypto.randomUUID().slice(0, 8).replace(/[^a-f]/g, "q");
-
-async function filesHolding(directory: string, word: string): Promise<string[]> {
-  const needle = new TextEncoder().encode(word);
-  const found: string[] = [];
-  for await (const entry of Deno.readDir(directory)) {
-    let bytes: Uint8Array;
-    try {
-      bytes = await Deno.readFile(`${directory}/${entry.name}`);
-    } catch (error) {
-      // SQLite deletes `-wal` and `-shm` when a database's last connection closes, which was
-      // seen to happen between the listing and the read: a file gone holds nothing.
-      if (error instanceof Deno.errors.NotFound) continue;
-      throw error;
-    }
-    outer: for (let start = 0; start + needle.length <= bytes.length; start++) {
-      for (let index = 0; index < needle.length; index++) {
-        if (bytes[start + index] !== needle[index]) continue outer;
-      }
-      found.push(entry.name);
-      break;
-    }
-  }
-  return found;
-}
 
 Deno.test("after redact, the redacted word is in no database file (db, wal, shm)", async () => {
   const database = await tempDatabase();

@@ -234,6 +234,13 @@ export interface RunningConsole {
    * use the printed URL.
    */
   session(): Promise<string>;
+  /** The CSRF token the exchange of {@linkcode session} gave with the credential. */
+  csrf(): Promise<string>;
+  /**
+   * The next link the console prints once a link has been used (for a reload or another tab),
+   * read from its standard output.
+   */
+  nextLink(): Promise<string>;
   /** Stops it (SIGTERM) and returns its exit status and stderr. */
   stop(): Promise<{ code: number; stderr: string }>;
   /** Waits for it to end by itself, and returns its exit status and stderr. */
@@ -276,14 +283,20 @@ export async function serveWith(
   }).spawn();
   const stderr = new Response(child.stderr).text();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let printed = "";
-  // One line is all it prints; bounded by that line (or the end of its output).
-  while (!printed.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    printed += value;
-  }
-  reader.releaseLock();
+  let buffered = "";
+  /** The next line it prints (bounded by that line, or the end of its output). */
+  const line = async () => {
+    while (!buffered.includes("\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffered += value;
+    }
+    const end = buffered.includes("\n") ? buffered.indexOf("\n") + 1 : buffered.length;
+    const first = buffered.slice(0, end);
+    buffered = buffered.slice(end);
+    return first;
+  };
+  const printed = await line();
   const match = /(http:\/\/127\.0\.0\.1:\d+)\/#code=([A-Za-z0-9_-]{43})/.exec(printed);
   if (match === null) {
     child.kill("SIGTERM");
@@ -291,18 +304,27 @@ export async function serveWith(
     throw new Error(`review serve did not start: ${printed} ${await stderr}`);
   }
   const origin = match[1];
-  let session: Promise<string> | undefined;
+  let session: Promise<{ session: string; csrf: string }> | undefined;
   return {
     pid: child.pid,
     url: match[0],
     origin,
     code: match[2],
-    session() {
+    async session() {
       session ??= exchangeCode(origin, match[2]);
-      return session;
+      return (await session).session;
+    },
+    async csrf() {
+      session ??= exchangeCode(origin, match[2]);
+      return (await session).csrf;
+    },
+    async nextLink() {
+      const next = /http:\/\/127\.0\.0\.1:\d+\/#code=[A-Za-z0-9_-]{43}/.exec(await line());
+      assert(next !== null, "the console printed its next link");
+      return next[0];
     },
     async ended() {
-      await child.stdout.cancel().catch(() => {});
+      await reader.cancel().catch(() => {});
       const status = await child.status;
       return { code: status.code, stderr: await stderr };
     },
@@ -312,14 +334,14 @@ export async function serveWith(
       } catch {
         // It has ended already (a test stopped it another way).
       }
-      await child.stdout.cancel().catch(() => {});
+      await reader.cancel().catch(() => {});
       const status = await child.status;
       return { code: status.code, stderr: await stderr };
     },
   };
 }
 
-/** A CSRF token of a page the console at `origin` served. */
+/** The CSRF token of the pages the console at `origin` serves (for the code's exchange). */
 export async function consoleCsrf(origin: string): Promise<string> {
   const html = await (await fetch(`${origin}/`)).text();
   const csrf = /name="csrf-token" content="([A-Za-z0-9_-]+)"/.exec(html)?.[1];
@@ -328,10 +350,14 @@ export async function consoleCsrf(origin: string): Promise<string> {
 }
 
 /**
- * Exchanges a console's one-time code for its session credential, as the page does: a POST to
- * `/api/session` from the console's own origin with a served page's CSRF token.
+ * Exchanges a console's one-time code for its session credential and that session's CSRF token,
+ * as the page does: a POST to `/api/session` from the console's own origin with a served page's
+ * CSRF token.
  */
-export async function exchangeCode(origin: string, code: string): Promise<string> {
+export async function exchangeCode(
+  origin: string,
+  code: string,
+): Promise<{ session: string; csrf: string }> {
   const response = await fetch(`${origin}/api/session`, {
     method: "POST",
     headers: {
@@ -343,7 +369,7 @@ export async function exchangeCode(origin: string, code: string): Promise<string
   });
   const body = await response.json();
   assert(response.status === 200, `the code was refused: ${JSON.stringify(body)}`);
-  return String(body.session);
+  return { session: String(body.session), csrf: String(body.csrf) };
 }
 
 /**
@@ -365,4 +391,32 @@ export async function rawSql(url: string, sql: string, ...args: InValue[]): Prom
   } finally {
     client.close();
   }
+}
+
+/**
+ * The names of the files in `directory` that hold `word` anywhere in their bytes (the database
+ * file, its `-wal` and its `-shm`: a redacted word must be in none).
+ */
+export async function filesHolding(directory: string, word: string): Promise<string[]> {
+  const needle = new TextEncoder().encode(word);
+  const found: string[] = [];
+  for await (const entry of Deno.readDir(directory)) {
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(`${directory}/${entry.name}`);
+    } catch (error) {
+      // SQLite deletes `-wal` and `-shm` when a database's last connection closes, which was
+      // seen to happen between the listing and the read: a file gone holds nothing.
+      if (error instanceof Deno.errors.NotFound) continue;
+      throw error;
+    }
+    outer: for (let start = 0; start + needle.length <= bytes.length; start++) {
+      for (let index = 0; index < needle.length; index++) {
+        if (bytes[start + index] !== needle[index]) continue outer;
+      }
+      found.push(entry.name);
+      break;
+    }
+  }
+  return found;
 }

@@ -4,45 +4,47 @@
 // templates, links or images.
 // Requests go to the console's own origin only (CSP connect-src 'self').
 
-const csrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
+// The page's CSRF token: it goes with the code's exchange only. Every later POST carries the
+// token the exchange gave with the session, which no other client can make the console forget.
+const pageCsrf = document.querySelector('meta[name="csrf-token"]').getAttribute("content");
 
 // The link review serve prints carries a one-time code in its fragment, which no browser sends
 // to a server but every browser keeps in its history. The page spends it at once: it posts it
-// to /api/session for a session credential, kept in sessionStorage (this origin and port only,
-// this tab only) and sent only as a request header to this origin, and clears the fragment.
-// What the history keeps is then a spent code. Never a cookie: cookies are not bound to a port,
-// so any other server on 127.0.0.1 would receive them.
-const SESSION_KEY = "beacon-console-session";
+// to /api/session for a session credential, kept only in this script's memory and sent only as
+// a request header to this origin, and clears the fragment. What the history keeps is then a
+// spent code. Not sessionStorage: Chromium writes it to the profile on disk (for session
+// restore), where a copy of the profile would carry a live credential. Never a cookie: cookies
+// are not bound to a port, so any other server on 127.0.0.1 would receive them. A reload
+// therefore has no session: the console prints the next link in its terminal for it.
 const fromFragment = new URLSearchParams(location.hash.slice(1)).get("code");
 if (fromFragment !== null) history.replaceState(null, "", location.pathname);
+// The next link opened in this same tab differs from the page's address only in its fragment,
+// which browsers treat as a move within the page, running no script: load the page again with
+// it, so its code is exchanged as above.
+addEventListener("hashchange", () => {
+  if (new URLSearchParams(location.hash.slice(1)).has("code")) location.reload();
+});
 
-/** The session credential: this tab's, or the one the link's code is exchanged for. */
+/** The session credential and its CSRF token, from the link's code. */
 async function openSession() {
-  if (fromFragment !== null) {
-    const response = await fetch("/api/session", {
-      method: "POST",
-      credentials: "omit",
-      headers: { "content-type": "application/json", "x-csrf-token": csrf },
-      body: JSON.stringify({ code: fromFragment }),
-    });
-    const value = await response.json().catch(() => ({}));
-    if (response.ok) {
-      sessionStorage.setItem(SESSION_KEY, value.session);
-      return value.session;
-    }
-    // A spent code, with a session of this tab's still kept: a reload of the link.
-    if (sessionStorage.getItem(SESSION_KEY) === null) {
-      throw new Error(value.error ?? `HTTP ${response.status}`);
-    }
-  }
-  const kept = sessionStorage.getItem(SESSION_KEY);
-  if (kept === null) {
+  if (fromFragment === null) {
     throw new Error(
-      "no session in this tab: open the link review serve printed (each link works once)",
+      "this page keeps its session only in memory, so that nothing in the browser's files can " +
+        "open the console: a reload or a new tab needs the next link review serve printed in " +
+        "its terminal (each link works once)",
     );
   }
-  return kept;
+  const response = await fetch("/api/session", {
+    method: "POST",
+    credentials: "omit",
+    headers: { "content-type": "application/json", "x-csrf-token": pageCsrf },
+    body: JSON.stringify({ code: fromFragment }),
+  });
+  const value = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(value.error ?? `HTTP ${response.status}`);
+  return value;
 }
+let csrf = "";
 let accessToken = "";
 const queueList = document.getElementById("queue");
 const itemView = document.getElementById("item");
@@ -169,6 +171,12 @@ async function api(path, body) {
         body: JSON.stringify(body),
       },
   );
+  if (response.status === 401) {
+    throw new Error(
+      "this page's session has ended (the console's next link was opened, or it stopped): " +
+        "open the newest link review serve printed",
+    );
+  }
   const value = await response.json().catch(() => ({ error: `HTTP ${response.status}` }));
   if (!response.ok) throw new Error(value.error ?? `HTTP ${response.status}`);
   return value;
@@ -356,8 +364,12 @@ function loadMore() {
   return loading;
 }
 
+/** The search the list shows now (Esc in the box clears it, when there is one). */
+let searchedFor = "";
+
 /** The queue from its start, for the filters in the form; older answers are dropped. */
 function reload() {
+  searchedFor = filtersForm.elements.q.value.trim();
   state.generation++;
   state.next = null;
   const loading = fetchPage(false)
@@ -898,6 +910,18 @@ document.addEventListener("keydown", (event) => {
   });
 });
 
+// Esc in the search box empties it, and the list with it: a box cleared over a list still
+// filtered by the old words would show a filter that is no longer written anywhere.
+filtersForm.elements.q.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  event.preventDefault();
+  const box = filtersForm.elements.q;
+  if (box.value === "" && searchedFor === "") return;
+  box.value = "";
+  state.chosen.clear();
+  reload();
+});
+
 filtersForm.addEventListener("submit", (event) => {
   event.preventDefault();
   state.chosen.clear();
@@ -912,7 +936,8 @@ if (narrow.matches) filterPanel.open = false;
 
 drawKeys();
 openSession().then((session) => {
-  accessToken = session;
+  accessToken = session.session;
+  csrf = session.csrf;
   loadIntegrity();
   reload();
 }, (error) => {
