@@ -16,7 +16,7 @@ import type { SharedLimiterParts } from "./limits/select.ts";
 import type { Door } from "./middleware/door.ts";
 import { discoveryDocument } from "./native/discovery.ts";
 import type { ResolvedOptions } from "./options.ts";
-import { loadSigningKey, type SigningKey, signReceipts } from "./signing/mod.ts";
+import { loadSigningKey, refuseKeyChange, type SigningKey, signReceipts } from "./signing/mod.ts";
 import { Database } from "./store/database.ts";
 import { type FileGuard, guardFile } from "./store/file_guard.ts";
 import { type ReceiptSigner, SubmissionStore } from "./store/store.ts";
@@ -38,7 +38,9 @@ export interface OpenedBeacon {
 }
 
 /**
- * The secrets kept in the database (unless given as options). A failure closes the database: a
+ * The secrets: the source salt (kept in the database unless given), the signing key
+ * (`loadSigningKey`: configured, an earlier version's kept one, or a new one as `newSigningKey`
+ * says), checked against the store's latest tree head. A failure closes the database: a
  * half-opened Beacon must not keep it open.
  */
 async function loadSecrets(database: Database, options: ResolvedOptions) {
@@ -46,9 +48,17 @@ async function loadSecrets(database: Database, options: ResolvedOptions) {
   try {
     const salt = options.sourceSalt ??
       (await database.secret("source-salt", () => randomBytes(32), now)).value;
+    const signingKey = await loadSigningKey(
+      database,
+      now,
+      options.signingKey,
+      options.newSigningKey,
+    );
+    // Before anything is signed: a key change would end the log without a word.
+    await refuseKeyChange(database.statements, signingKey);
     return {
       sourceHasher: new SourceHasher(salt),
-      signingKey: await loadSigningKey(database, now, options.signingKey),
+      signingKey,
       identity: await database.stampIdentity(randomBytes, now),
     };
   } catch (error) {
@@ -159,6 +169,8 @@ export async function openBeacon(
     databaseCreated: database.created,
     schema: database.schema,
     signingKeyGenerated: signingKey.generated === true,
+    signingKeyFingerprint: signingKey.fingerprint,
+    signingKeyInDatabase: signingKey.inDatabase === true,
   };
   return { store, intake, handle, guard, treeHeads, facts };
 }

@@ -363,7 +363,11 @@ Deno.test("verify never makes up a key: a store whose key and checkpoints were d
   assertStrictEquals(plain.code, 0, plain.stdout + plain.stderr);
   // An attacker drops the key and every checkpoint and rewrites a row consistently.
   for (
-    const trigger of ["secrets_no_delete", "checkpoints_no_delete", "submissions_only_redaction"]
+    const trigger of [
+      "secrets_no_delete_but_signing_key",
+      "checkpoints_no_delete",
+      "submissions_only_redaction",
+    ]
   ) {
     await raw(database, `DROP TRIGGER ${trigger}`);
   }

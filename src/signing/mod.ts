@@ -29,12 +29,15 @@ export {
   encodeSeed,
   generateSeed,
   loadSigningKey,
+  type NewSigningKey,
   parseSigningKey,
   type SecretStore,
   SIGNING_KEY_SECRET,
   type SigningKey,
   signingKeyFromSeed,
+  SigningKeyMissing,
 } from "./key.ts";
+export { type HeadReader, refuseKeyChange, SigningKeyChanged } from "./key_change.ts";
 export {
   canonicalBatchBytes,
   canonicalReceiptBytes,
