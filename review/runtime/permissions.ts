@@ -195,8 +195,9 @@ export function reviewNeeds(facts: RunFacts): ReviewNeeds {
       const value = option(args, name);
       if (value === undefined || value === "") continue;
       const folder = posix.dirname(absolute(value, cwd));
-      read.push(folder);
-      write.push(folder);
+      // Each once: Node 20 aborts on a path its permission flags name twice.
+      if (!read.includes(folder)) read.push(folder);
+      if (!write.includes(folder)) write.push(folder);
     }
   }
   if (command === "serve") {
