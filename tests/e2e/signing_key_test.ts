@@ -145,6 +145,10 @@ Deno.test("a default embedded start keeps its key in a 0600 file beside the data
     assertStrictEquals((await server.stop()).code, 0);
     await assertNoSeedIn(path, seed, "after the stop");
     assertStrictEquals(await keptKeys(server.databaseUrl), 0);
+    // The review tool trusts the key file beside the database as it trusted a kept key.
+    const verified = await review(server.databaseUrl, ["verify", "--no-checkpoint"]);
+    assertStrictEquals(verified.code, 0, verified.stdout + verified.stderr);
+    assertMatch(verified.stdout, /no problems found/);
 
     // The next start reads the file and makes nothing.
     const again = await startServer({ directory: server.directory });
@@ -188,7 +192,7 @@ Deno.test("a default embedded start keeps its key in a 0600 file beside the data
   }
 });
 
-Deno.test("a remote database without a key is refused in one line naming the command that makes one", async () => {
+Deno.test("a remote database without a key is refused in one line naming the command that makes one, and starts with a key file", async () => {
   const sqld = await startSqld();
   try {
     const refused = await refusedStart({ BEACON_DATABASE_URL: sqld.url, BEACON_SIGNING_KEY: "" });
@@ -199,6 +203,31 @@ Deno.test("a remote database without a key is refused in one line naming the com
       /^Cannot start: no signing key for a remote database: set BEACON_SIGNING_KEY .*`deno task review key generate`/,
     );
     // Nothing was kept in the database for it.
+    assertStrictEquals(await keptKeys(sqld.url), 0);
+
+    // With a key file made by the command the refusal names, it starts and says where the key is.
+    const directory = await Deno.makeTempDir({ prefix: "beacon-key-remote-" });
+    const keyFile = `${directory}/keys/beacon.key`;
+    await Deno.mkdir(`${directory}/keys`);
+    const made = await review(`file:${directory}/none.db`, ["key", "generate", "--out", keyFile]);
+    assertStrictEquals(made.code, 0, made.stderr);
+    const key = await signingKeyFromSeed(parseSigningKey(await Deno.readTextFile(keyFile)));
+    const server = await startServer({
+      directory,
+      env: { BEACON_DATABASE_URL: sqld.url, BEACON_SIGNING_KEY_FILE: keyFile },
+    });
+    try {
+      const ready = await line(server, isReady);
+      assertEquals(
+        [ready.signingKey, ready.signingKeyInDatabase, ready.signingKeyFingerprint],
+        [`key file ${keyFile} (BEACON_SIGNING_KEY_FILE)`, false, key.fingerprint],
+      );
+      assertStrictEquals(await publishedKey(server.url), key.publicKey);
+      await submit(server.url, "remote");
+    } finally {
+      assertStrictEquals((await server.stop()).code, 0);
+      await Deno.remove(directory, { recursive: true }).catch(() => {});
+    }
     assertStrictEquals(await keptKeys(sqld.url), 0);
   } finally {
     await sqld.close();
