@@ -109,7 +109,8 @@ const COMMANDS: Record<string, Command> = {
   One submission: receipt fields, signature result, review history, content. Any unique
   prefix of the receipt id will do. The receipt signature stored at intake is checked against
   --trust KEY (the public key of the Beacon's discovery document), else the public half of
-  BEACON_SIGNING_KEY, else the key the server stored; nothing is signed.`,
+  BEACON_SIGNING_KEY, else the server's own (its key file beside an embedded database, or a key
+  kept in the database); nothing is signed.`,
     options: SHOW_OPTIONS,
     positionals: 1,
     run: (context, values, [id]) => showCommand(context, values, id),

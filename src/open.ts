@@ -16,7 +16,13 @@ import type { SharedLimiterParts } from "./limits/select.ts";
 import type { Door } from "./middleware/door.ts";
 import { discoveryDocument } from "./native/discovery.ts";
 import type { ResolvedOptions } from "./options.ts";
-import { loadSigningKey, refuseKeyChange, type SigningKey, signReceipts } from "./signing/mod.ts";
+import {
+  loadSigningKey,
+  refuseKeyChange,
+  refuseNewKeyForSignedStore,
+  type SigningKey,
+  signReceipts,
+} from "./signing/mod.ts";
 import { Database } from "./store/database.ts";
 import { type FileGuard, guardFile } from "./store/file_guard.ts";
 import { type ReceiptSigner, SubmissionStore } from "./store/store.ts";
@@ -53,6 +59,8 @@ async function loadSecrets(database: Database, options: ResolvedOptions) {
       now,
       options.signingKey,
       options.newSigningKey,
+      // Never a new identity for a store whose log another key signed: restore that key instead.
+      () => refuseNewKeyForSignedStore(database.statements),
     );
     // Before anything is signed: a key change would end the log without a word.
     await refuseKeyChange(database.statements, signingKey);

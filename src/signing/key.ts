@@ -272,6 +272,8 @@ export class SigningKeyMissing extends Error {
  * @param configured `BEACON_SIGNING_KEY` text, or a 32-byte seed. When given, nothing is written
  *   to the database; it is only asked whether it still keeps a private key (`inDatabase`).
  * @param whenNone What to do when there is no key at all (default `"database"`).
+ * @param beforeNewKey Runs before a new key is made, and may refuse it by throwing (the Beacon
+ *   refuses one for a store that another key signed heads of: src/signing/key_change.ts).
  * @returns The signing key.
  * @throws {Error} When `configured` is malformed, or the stored secret is not a 32-byte seed.
  * @throws {SigningKeyMissing} With `whenNone: "refuse"` and no key anywhere.
@@ -293,6 +295,7 @@ export async function loadSigningKey(
   now: () => number,
   configured?: string | Uint8Array,
   whenNone: NewSigningKey = "database",
+  beforeNewKey: () => Promise<void> = () => Promise.resolve(),
 ): Promise<SigningKey> {
   const stored = await store.storedSecret(SIGNING_KEY_SECRET);
   if (configured !== undefined) {
@@ -301,6 +304,7 @@ export async function loadSigningKey(
   }
   if (stored !== undefined) return { ...await storedKey(stored), inDatabase: true };
   if (whenNone === "refuse") throw new SigningKeyMissing();
+  await beforeNewKey();
   if (whenNone === "database") {
     const kept = await store.secret(SIGNING_KEY_SECRET, generateSeed, now);
     return { ...await storedKey(kept.value), generated: kept.created, inDatabase: true };

@@ -6,6 +6,9 @@
  * naming the previous key's fingerprint and the setting that will one day carry a rotation
  * (`BEACON_PREVIOUS_SIGNING_KEYS`, not accepted yet: docs/keys.md, "Changing the key").
  *
+ * Nor is a new key made for a store whose heads some key signed (its key file lost, or a backup
+ * restored without it): that start is refused too, before anything is written.
+ *
  * Only a head whose signature verifies under the key it names counts: a row a database writer
  * made up without any key is skipped, as the tree-head signer skips it (src/tree_heads.ts).
  *
@@ -47,13 +50,36 @@ export class SigningKeyChanged extends Error {
 }
 
 /**
- * Throws {@linkcode SigningKeyChanged} when the newest tree head that verifies was signed by
- * another key than `key`. A store without heads (a new one) passes.
+ * The refusal of a start that would make a new key for a store whose heads another key signed:
+ * its key file was lost or not restored with it (a restored backup, a new machine). A new key
+ * would only be refused next (a key change), and kept, so none is made.
+ */
+export class SigningKeyNotFound extends Error {
+  /** Marks a refusal the server reports in one line and exits 2 for (src/start/serve.ts). */
+  readonly refusesStart = true;
+  /** `sha256:<hex>` of the key that signed the latest head. */
+  readonly previousFingerprint: string;
+
+  constructor(previousFingerprint: string) {
+    super(
+      `Cannot start: no signing key, but the store's latest tree head was signed by ` +
+        `${previousFingerprint}; restore that key (its key file beside the database, or ` +
+        "BEACON_SIGNING_KEY) from your backup; no new key was made (docs/keys.md)",
+    );
+    this.name = "SigningKeyNotFound";
+    this.previousFingerprint = previousFingerprint;
+  }
+}
+
+/**
+ * The public key of the newest tree head whose signature verifies under the key it names, and
+ * its fingerprint; undefined for a store without one.
  *
  * @param reader Reads the `checkpoints` table.
- * @param key The key this start signs with.
  */
-export async function refuseKeyChange(reader: HeadReader, key: SigningKey): Promise<void> {
+export async function latestHeadKey(
+  reader: HeadReader,
+): Promise<{ publicKey: string; fingerprint: string } | undefined> {
   const rows = await reader.run(
     `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints ORDER BY seq DESC LIMIT :limit`,
     { limit: NEWEST_HEADS },
@@ -61,9 +87,34 @@ export async function refuseKeyChange(reader: HeadReader, key: SigningKey): Prom
   for (const row of rows) {
     const head = checkpointFromRow(row);
     if (!await verifyCheckpoint(head.publicKey, head, head.signature).catch(() => false)) continue;
-    if (head.publicKey === key.publicKey) return;
     const raw = fromBase64url(head.publicKey);
     if (raw === undefined) continue;
-    throw new SigningKeyChanged(await keyFingerprint(raw), key.fingerprint);
+    return { publicKey: head.publicKey, fingerprint: await keyFingerprint(raw) };
   }
+  return undefined;
+}
+
+/**
+ * Throws {@linkcode SigningKeyChanged} when the newest tree head that verifies was signed by
+ * another key than `key`. A store without heads (a new one) passes.
+ *
+ * @param reader Reads the `checkpoints` table.
+ * @param key The key this start signs with.
+ */
+export async function refuseKeyChange(reader: HeadReader, key: SigningKey): Promise<void> {
+  const previous = await latestHeadKey(reader);
+  if (previous !== undefined && previous.publicKey !== key.publicKey) {
+    throw new SigningKeyChanged(previous.fingerprint, key.fingerprint);
+  }
+}
+
+/**
+ * Throws {@linkcode SigningKeyNotFound} when the store has a tree head that verifies: called
+ * before a new key is made, which such a store must never get silently.
+ *
+ * @param reader Reads the `checkpoints` table.
+ */
+export async function refuseNewKeyForSignedStore(reader: HeadReader): Promise<void> {
+  const previous = await latestHeadKey(reader);
+  if (previous !== undefined) throw new SigningKeyNotFound(previous.fingerprint);
 }

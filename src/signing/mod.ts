@@ -37,7 +37,14 @@ export {
   signingKeyFromSeed,
   SigningKeyMissing,
 } from "./key.ts";
-export { type HeadReader, refuseKeyChange, SigningKeyChanged } from "./key_change.ts";
+export {
+  type HeadReader,
+  latestHeadKey,
+  refuseKeyChange,
+  refuseNewKeyForSignedStore,
+  SigningKeyChanged,
+  SigningKeyNotFound,
+} from "./key_change.ts";
 export {
   canonicalBatchBytes,
   canonicalReceiptBytes,

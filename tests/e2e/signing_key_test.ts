@@ -187,6 +187,15 @@ Deno.test("a default embedded start keeps its key in a 0600 file beside the data
       open.lines[0],
       /^Cannot start: the key file ".*beacon.key" may be read or written by other users \(mode 0644\); .*chmod 600/,
     );
+
+    // A store whose key file is gone (a backup restored without it): refused, and no new key made.
+    await Deno.remove(keyFile);
+    const lost = await refusedStart({ BEACON_DATABASE_URL: server.databaseUrl });
+    assertStrictEquals(lost.code, 2, lost.lines.join("\n"));
+    assertStrictEquals(lost.lines.length, 1, lost.lines.join("\n"));
+    assertMatch(lost.lines[0], /^Cannot start: no signing key, but the store's latest tree head/);
+    assert(lost.lines[0].includes(key.fingerprint), "names the key to restore");
+    await Deno.stat(keyFile).then(() => assert(false, "no new key file"), () => {});
   } finally {
     await Deno.remove(server.directory, { recursive: true }).catch(() => {});
   }

@@ -1,7 +1,13 @@
 /** A key change is refused at start (src/signing/key_change.ts). */
 import { SubmissionStore } from "../../src/store/store.ts";
 import { signingKeyFromSeed } from "../../src/signing/key.ts";
-import { refuseKeyChange, SigningKeyChanged } from "../../src/signing/key_change.ts";
+import {
+  refuseKeyChange,
+  refuseNewKeyForSignedStore,
+  SigningKeyChanged,
+  SigningKeyNotFound,
+} from "../../src/signing/key_change.ts";
+import { loadSigningKey } from "../../src/signing/key.ts";
 import { signCheckpoint } from "../../src/signing/checkpoint.ts";
 import type { SigningKey } from "../../src/signing/key.ts";
 import { assertRejects, assertStrictEquals } from "../support/assert.ts";
@@ -57,6 +63,33 @@ Deno.test("refuseKeyChange() names the previous key's fingerprint and the settin
     await assertRejects(() => refuseKeyChange(store.database.statements, a), refused(b));
     await refuseKeyChange(store.database.statements, b);
     assertStrictEquals(a.fingerprint === b.fingerprint, false);
+  } finally {
+    await store.close();
+  }
+});
+
+Deno.test("no new key is made for a store whose heads a key signed", async () => {
+  const store = await SubmissionStore.open({ url: ":memory:" });
+  try {
+    await refuseNewKeyForSignedStore(store.database.statements);
+    const a = await signingKeyFromSeed(seed(1));
+    await appendHead(store, a);
+    const refused = (error: Error) =>
+      error instanceof SigningKeyNotFound && error.message.includes(a.fingerprint);
+    await assertRejects(() => refuseNewKeyForSignedStore(store.database.statements), refused);
+    // Through loadSigningKey: the refusal comes before anything is kept.
+    await assertRejects(
+      () =>
+        loadSigningKey(
+          store.database,
+          Date.now,
+          undefined,
+          "database",
+          () => refuseNewKeyForSignedStore(store.database.statements),
+        ),
+      refused,
+    );
+    assertStrictEquals(await store.database.storedSecret("signing-key"), undefined);
   } finally {
     await store.close();
   }
