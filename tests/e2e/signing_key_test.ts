@@ -16,7 +16,7 @@ import { createClient } from "@libsql/client";
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
 import { startSqld } from "../support/sqld.ts";
-import { childEnvironment } from "../../scripts/runtimes.ts";
+import { childEnvironment, runtimeCommand, startRuntime } from "../../scripts/runtimes.ts";
 import { ROOT } from "../../scripts/tools.ts";
 import {
   npmCacheFolder,
@@ -316,3 +316,48 @@ Deno.test("a store whose key is kept in the database keeps working, and move-out
     await Deno.remove(directory, { recursive: true }).catch(() => {});
   }
 });
+
+for (const runtime of ["node", "bun"] as const) {
+  Deno.test(`${runtime}: a default embedded start makes the same 0600 key file, and a key change is refused`, async () => {
+    const directory = await Deno.makeTempDir({ prefix: `beacon-key-${runtime}-` });
+    const env = {
+      PORT: "0",
+      BEACON_HOSTNAME: "127.0.0.1",
+      BEACON_DATABASE_URL: `file:${directory}/beacon.db`,
+      BEACON_LOG: "off",
+    };
+    try {
+      const server = await startRuntime(runtime, env);
+      let fingerprint: unknown;
+      try {
+        const ready = await line(server, isReady);
+        assertStrictEquals(ready.signingKey, `key file ${directory}/beacon.key`);
+        fingerprint = ready.signingKeyFingerprint;
+        await submit(server.url, runtime);
+      } finally {
+        assertStrictEquals((await server.stop()).code, 0);
+      }
+      assertStrictEquals((await Deno.stat(`${directory}/beacon.key`)).mode! & 0o777, 0o600);
+      const seed = parseSigningKey(await Deno.readTextFile(`${directory}/beacon.key`));
+      assertStrictEquals((await signingKeyFromSeed(seed)).fingerprint, fingerprint);
+      await assertNoSeedIn(`${directory}/beacon.db`, seed, runtime);
+      // Another key: the same one-line refusal as on Deno.
+      const { command, args } = await runtimeCommand(runtime);
+      const output = await new Deno.Command(command, {
+        args,
+        cwd: ROOT,
+        clearEnv: true,
+        env: { ...childEnvironment(), ...env, BEACON_SIGNING_KEY: encodeSeed(new Uint8Array(32)) },
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const lines = new TextDecoder().decode(output.stderr).split("\n").filter((l) => l !== "");
+      assertStrictEquals(output.code, 2, lines.join("\n"));
+      assertStrictEquals(lines.length, 1, lines.join("\n"));
+      assert(lines[0].includes(String(fingerprint)), lines[0]);
+    } finally {
+      await Deno.remove(directory, { recursive: true }).catch(() => {});
+    }
+  });
+}
