@@ -126,11 +126,7 @@ const KEY_IN_DATABASE_WARNING = {
 export async function keepOpening(
   beacon: Beacon,
   stopped: () => boolean,
-  key: { readonly where: string; readonly configured: boolean; readonly ephemeral: boolean } = {
-    where: "unknown",
-    configured: false,
-    ephemeral: false,
-  },
+  key: Omit<ServerKey, "options"> = { where: "unknown", configured: false, ephemeral: false },
 ): Promise<Error | undefined> {
   let delay = OPEN_RETRY_FIRST_MS;
   while (!stopped()) {

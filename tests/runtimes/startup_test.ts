@@ -166,6 +166,19 @@ const CASES: Case[] = [
     secret: "shortkey",
   },
   {
+    env: {
+      BEACON_SIGNING_KEY: "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A",
+      BEACON_SIGNING_KEY_FILE: "/etc/beacon/beacon.key",
+    },
+    expect: /^Cannot start: BEACON_SIGNING_KEY and BEACON_SIGNING_KEY_FILE are both set; set one$/,
+    secret: "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A",
+  },
+  {
+    env: { BEACON_SIGNING_KEY_FILE: `${BLOCKED}-missing.key` },
+    expect:
+      /^Cannot start: the key file ".*-missing\.key" \(BEACON_SIGNING_KEY_FILE\) does not exist; make one with `deno task review key generate --out FILE`/,
+  },
+  {
     env: { BEACON_PREVIOUS_SIGNING_KEYS: "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A" },
     expect: /^Cannot start: BEACON_PREVIOUS_SIGNING_KEYS is set, but key rotation is not supported/,
   },
