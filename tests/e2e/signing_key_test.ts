@@ -389,3 +389,42 @@ Deno.test("a remote database that comes up after the start, without a key: refus
     await sqld.close();
   }
 });
+
+Deno.test("move-out from a remote database: the key goes to the named file, and the row is gone", async () => {
+  const sqld = await startSqld();
+  const directory = await Deno.makeTempDir({ prefix: "beacon-key-remote-move-" });
+  try {
+    // An earlier version's remote store: the key kept in its `secrets` table.
+    const legacy = createBeacon({ database: { url: sqld.url }, rateLimit: "off" });
+    assertStrictEquals((await legacy.ready()).signingKeyInDatabase, true);
+    await legacy.close();
+    const exported = await review(sqld.url, ["key", "export"]);
+    assertStrictEquals(exported.code, 0, exported.stderr);
+    const refused = await review(sqld.url, ["key", "move-out"]);
+    assertStrictEquals(refused.code, 2, refused.stderr);
+    assertMatch(refused.stderr, /without --key-file FILE/);
+    assertStrictEquals(await keptKeys(sqld.url), 1);
+    const keyFile = `${directory}/beacon.key`;
+    const moved = await review(sqld.url, ["key", "move-out", "--key-file", keyFile]);
+    assertStrictEquals(moved.code, 0, moved.stdout + moved.stderr);
+    assertMatch(moved.stdout, /^the database is remote: .*BEACON_SIGNING_KEY_FILE=/m);
+    assertStrictEquals(await Deno.readTextFile(keyFile), exported.stdout);
+    assertStrictEquals(await keptKeys(sqld.url), 0);
+    // Now a start without a key is refused, and one with the file starts under the same key.
+    const without = await refusedStart({ BEACON_DATABASE_URL: sqld.url, BEACON_SIGNING_KEY: "" });
+    assertStrictEquals(without.code, 2, without.lines.join("\n"));
+    const server = await startServer({
+      directory,
+      env: { BEACON_DATABASE_URL: sqld.url, BEACON_SIGNING_KEY_FILE: keyFile },
+    });
+    try {
+      const key = await signingKeyFromSeed(parseSigningKey(exported.stdout));
+      assertStrictEquals((await line(server, isReady)).signingKeyFingerprint, key.fingerprint);
+    } finally {
+      assertStrictEquals((await server.stop()).code, 0);
+    }
+  } finally {
+    await Deno.remove(directory, { recursive: true }).catch(() => {});
+    await sqld.close();
+  }
+});
