@@ -13,6 +13,7 @@
  * verify               check digests and checkpoints; sign one with BEACON_SIGNING_KEY
  * monitor <url>        watch a transparency log's checkpoints from outside its database
  * redact <id>          remove one submission's content, with a recorded reason
+ * key <action>         the signing key: generate, show, export, move-out (docs/keys.md)
  * serve                the web console on 127.0.0.1
  * ```
  *
@@ -32,6 +33,7 @@
  */
 import type { ParseArgsConfig } from "node:util";
 import { EXPORT_OPTIONS, exportCommand } from "./commands/export.ts";
+import { KEY_OPTIONS, keyCommand } from "./commands/key.ts";
 import { CliError, type Context } from "./io.ts";
 import { LIST_OPTIONS, listCommand } from "./commands/list.ts";
 import { MARK_OPTIONS, markCommand } from "./commands/mark.ts";
@@ -107,7 +109,8 @@ const COMMANDS: Record<string, Command> = {
   One submission: receipt fields, signature result, review history, content. Any unique
   prefix of the receipt id will do. The receipt signature stored at intake is checked against
   --trust KEY (the public key of the Beacon's discovery document), else the public half of
-  BEACON_SIGNING_KEY, else the key the server stored; nothing is signed.`,
+  BEACON_SIGNING_KEY, else the server's own (its key file beside an embedded database, or a key
+  kept in the database); nothing is signed.`,
     options: SHOW_OPTIONS,
     positionals: 1,
     run: (context, values, [id]) => showCommand(context, values, id),
@@ -169,6 +172,21 @@ const COMMANDS: Record<string, Command> = {
     positionals: 1,
     run: (context, values, [id]) => redactCommand(context, values, id),
   },
+  key: {
+    usage: `key generate [--out FILE] | show | export | move-out  [--key-file FILE]
+  The Beacon's signing key (docs/keys.md).
+    generate    a new key: into FILE (mode 0600, never over an existing file), or printed as
+                the one line BEACON_SIGNING_KEY takes
+    show        its public key and fingerprint (never the private key)
+    export      the private key as that one line, for a platform secret or a backup
+    move-out    moves a key kept in the database to a key file (--key-file FILE, else the one
+                beside an embedded database), deletes it there and erases its bytes
+  show and export read --key-file FILE, else BEACON_SIGNING_KEY, else the key file beside an
+  embedded database (data/beacon.db: data/beacon.key), else the database's secrets table.`,
+    options: KEY_OPTIONS,
+    positionals: 1,
+    run: (context, values, [action]) => keyCommand(context, values, action),
+  },
   serve: {
     usage: `serve [--port N] [--hostname 127.0.0.1] [--allow-non-loopback] [--reviewer NAME]
                 [--trust PUBLIC_KEY]...
@@ -196,6 +214,7 @@ Commands:
   verify        check digests and checkpoints; sign one with BEACON_SIGNING_KEY
   monitor <url> watch a transparency log's checkpoints from outside its database
   redact <id>   remove one submission's content, with a recorded reason
+  key <action>  the signing key: generate, show, export, move-out
   serve         the web console on 127.0.0.1
 ${COMMON_HELP}
 
@@ -250,6 +269,8 @@ export async function main(args: string[], context: Context): Promise<number> {
       throw new CliError(
         name === "monitor"
           ? "Cannot run monitor: the Beacon's URL or a log's prefix is required, such as https://beacon.example"
+          : name === "key"
+          ? "Cannot run key: say what to do: generate, show, export or move-out"
           : `Cannot run ${name}: a receipt id (or a unique prefix) is required`,
         2,
       );

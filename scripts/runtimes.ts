@@ -137,6 +137,21 @@ export function childEnvironment(): Record<string, string> {
 }
 
 /**
+ * The seed every test and benchmark server on a remote database signs with unless its caller
+ * names a key (or sets `BEACON_SIGNING_KEY` empty, for none): a remote database needs a key from
+ * the environment (docs/keys.md), and those runs are about something else. Public, so never a
+ * key to trust: it exists only for throwaway databases.
+ */
+export const TEST_SIGNING_KEY = "dGVzdCBzaWduaW5nIGtleSwgbmV2ZXIgYSBzZWNyZXQ";
+
+/** `env` with {@linkcode TEST_SIGNING_KEY} for a remote database that names no key. */
+function withTestSigningKey(env: Record<string, string>): Record<string, string> {
+  const remote = /^(libsql|https?):\/\//.test(env.BEACON_DATABASE_URL ?? "");
+  if (!remote || "BEACON_SIGNING_KEY" in env || "BEACON_SIGNING_KEY_FILE" in env) return env;
+  return { ...env, BEACON_SIGNING_KEY: TEST_SIGNING_KEY };
+}
+
+/**
  * Starts a command that prints `{"event":"listening","port":N}` and waits for that line. The
  * child gets exactly `env` on top of a minimal environment (PATH, HOME, caches), so a developer's own
  * `BEACON_*` variables cannot change a test.
@@ -152,7 +167,7 @@ export async function startServerProcess(
     args,
     cwd,
     clearEnv: true,
-    env: { ...childEnvironment(), ...env },
+    env: { ...childEnvironment(), ...withTestSigningKey(env) },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

@@ -16,7 +16,14 @@ import type { SharedLimiterParts } from "./limits/select.ts";
 import type { Door } from "./middleware/door.ts";
 import { discoveryDocument } from "./native/discovery.ts";
 import type { ResolvedOptions } from "./options.ts";
-import { IntakeSignatures, loadSigningKey, type SigningKey, signReceipts } from "./signing/mod.ts";
+import {
+  IntakeSignatures,
+  loadSigningKey,
+  refuseKeyChange,
+  refuseNewKeyForSignedStore,
+  type SigningKey,
+  signReceipts,
+} from "./signing/mod.ts";
 import { Database } from "./store/database.ts";
 import { type FileGuard, guardFile } from "./store/file_guard.ts";
 import { type ReceiptSigner, SubmissionStore } from "./store/store.ts";
@@ -43,7 +50,9 @@ export interface OpenedBeacon {
 }
 
 /**
- * The secrets kept in the database (unless given as options). A failure closes the database: a
+ * The secrets: the source salt (kept in the database unless given), the signing key
+ * (`loadSigningKey`: configured, an earlier version's kept one, or a new one as `newSigningKey`
+ * says), checked against the store's latest tree head. A failure closes the database: a
  * half-opened Beacon must not keep it open.
  */
 async function loadSecrets(database: Database, options: ResolvedOptions) {
@@ -51,9 +60,19 @@ async function loadSecrets(database: Database, options: ResolvedOptions) {
   try {
     const salt = options.sourceSalt ??
       (await database.secret("source-salt", () => randomBytes(32), now)).value;
+    const signingKey = await loadSigningKey(
+      database,
+      now,
+      options.signingKey,
+      options.newSigningKey,
+      // Never a new identity for a store whose log another key signed: restore that key instead.
+      () => refuseNewKeyForSignedStore(database.statements),
+    );
+    // Before anything is signed: a key change would end the log without a word.
+    await refuseKeyChange(database.statements, signingKey);
     return {
       sourceHasher: new SourceHasher(salt),
-      signingKey: await loadSigningKey(database, now, options.signingKey),
+      signingKey,
       identity: await database.stampIdentity(randomBytes, now),
     };
   } catch (error) {
@@ -174,6 +193,8 @@ export async function openBeacon(
     databaseCreated: database.created,
     schema: database.schema,
     signingKeyGenerated: signingKey.generated === true,
+    signingKeyFingerprint: signingKey.fingerprint,
+    signingKeyInDatabase: signingKey.inDatabase === true,
   };
   return { store, intake, handle, guard, log, treeHeads, facts };
 }

@@ -39,6 +39,8 @@ export interface ResolvedOptions {
   readonly sourceSalt: BeaconOptions["sourceSalt"];
   /** Undefined: the key kept in the database. */
   readonly signingKey: BeaconOptions["signingKey"];
+  /** Where a new key goes when none is configured or kept (default `"database"`). */
+  readonly newSigningKey: NonNullable<BeaconOptions["newSigningKey"]>;
   readonly checkpointIntervalMs: number | "off";
   readonly now: () => number;
   readonly randomBytes: (length: number) => Uint8Array<ArrayBuffer>;
@@ -84,6 +86,7 @@ export function resolveOptions(options: BeaconOptions): ResolvedOptions {
     idempotencyWindowMs: options.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS,
     sourceSalt: options.sourceSalt,
     signingKey: options.signingKey,
+    newSigningKey: options.newSigningKey ?? "database",
     checkpointIntervalMs: options.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS,
     now,
     randomBytes: options.randomBytes ?? defaultRandomBytes,

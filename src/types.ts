@@ -7,6 +7,7 @@ import type { DatabaseConfig } from "./store/client.ts";
 import type { RequestLogEntry } from "./log/request_log.ts";
 import type { ListenerScheme } from "./http/target.ts";
 import type { RateLimit, RateLimiter } from "./limits/rate.ts";
+import type { NewSigningKey } from "./signing/key.ts";
 
 /** Options of {@linkcode createBeacon}; every field has a safe default. */
 export interface BeaconOptions {
@@ -63,9 +64,18 @@ export interface BeaconOptions {
   sourceSalt?: Uint8Array<ArrayBuffer>;
   /**
    * The Ed25519 key that signs receipts: unpadded base64url of a 32-byte seed (or its PKCS#8
-   * form), or the seed's bytes. Default: a key generated once and kept in the database.
+   * form), or the seed's bytes. Default: the key an earlier version kept in the database, else
+   * a new one as `newSigningKey` says.
    */
   signingKey?: string | Uint8Array;
+  /**
+   * Where a new key goes when `signingKey` is not given and the database keeps none:
+   * `"database"` (the default: its `secrets` table, so whoever reads the database can sign;
+   * right for `:memory:`), `"refuse"` (opening fails with `SigningKeyMissing`), or a function
+   * that makes one and keeps it durably outside the database (the server entries write a key
+   * file: docs/keys.md).
+   */
+  newSigningKey?: NewSigningKey;
   /**
    * How often a signed tree head (a checkpoint over every submission, src/tree_heads.ts) is
    * signed while the log grows, in milliseconds; one is also signed at start when the log grew and
@@ -120,6 +130,13 @@ export interface StartFacts {
   readonly schema: { readonly from: number; readonly to: number };
   /** The receipt signing key was generated and stored by this start (a new identity). */
   readonly signingKeyGenerated: boolean;
+  /** `sha256:<hex>` of the signing key's public half (docs/protocol-0.1.md §6). */
+  readonly signingKeyFingerprint: string;
+  /**
+   * The database keeps a private signing key in its `secrets` table (an earlier version's
+   * default): whoever reads the database can sign. `review key move-out` moves it to a key file.
+   */
+  readonly signingKeyInDatabase: boolean;
 }
 
 /** A running Beacon. */

@@ -60,7 +60,8 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   ],
   middleware: ["http", "limits", "log", "timers.ts"],
   "documents.ts": ["a2a", "bytes.ts", "http", "message", "native", "routes.ts", "signing"],
-  "types.ts": ["http", "limits", "log", "store"],
+  // The options name where a new signing key goes (`newSigningKey`), a type of signing's.
+  "types.ts": ["http", "limits", "log", "signing", "store"],
   "handler.ts": [
     "a2a",
     "http",

@@ -10,6 +10,7 @@ import {
   serverPermissionFlags,
 } from "../../src/cli/permissions.ts";
 import { LOOPBACK, run, type ServerSpec } from "./process.ts";
+import { TEST_SIGNING_KEY } from "../../scripts/runtimes.ts";
 
 /** Absolute path of the repository root (bench/lib/ is two levels down). */
 export const ROOT = decodeURIComponent(new URL("../../", import.meta.url).pathname).replace(
@@ -188,6 +189,10 @@ export function beaconSpec(options: BeaconOptions): ServerSpec {
       // Both budgets alike: "off" measures the durable path, a limit the refusal before the body.
       BEACON_STATUS_RATE_LIMIT: options.rateLimit,
       BEACON_LOG: "off",
+      // A remote database needs a key from the environment (docs/keys.md); a throwaway one here.
+      ...(/^(libsql|https?):\/\//.test(databaseUrl)
+        ? { BEACON_SIGNING_KEY: TEST_SIGNING_KEY }
+        : {}),
       ...options.env,
     },
     readyPath: BEACON_READY_PATH,

@@ -28,6 +28,7 @@
  *
  * @module
  */
+import { keyFileBeside, readKeyFile } from "../../src/start/key_file.ts";
 import {
   fromBase64url,
   hex,
@@ -102,8 +103,16 @@ export async function configuredKey(context: Context): Promise<SigningKey | unde
   }
 }
 
-/** The public half of the key the server stored, if there is one; never creates it. */
+/**
+ * The public half of the server's own key, found without any key in the environment: the key
+ * file beside an embedded database (docs/keys.md), else a key an earlier version kept in the
+ * database. Never creates one; a key file that cannot be used counts as none.
+ */
 export async function storedPublicKey(database: ReviewDatabase): Promise<string | undefined> {
+  if (database.url.startsWith("file:")) {
+    const seed = await readKeyFile(keyFileBeside(database.url)).catch(() => undefined);
+    if (seed !== undefined) return (await signingKeyFromSeed(seed)).publicKey;
+  }
   const tables = await database.client.execute(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'secrets'",
   );

@@ -178,7 +178,7 @@ export async function redact(
  * copies every page of the WAL into the database and empties the `-wal` file. It reports
  * `busy = 1` when a reader kept it from finishing: `false`, and the caller says what to do.
  */
-async function checkpointWal(client: Client): Promise<boolean> {
+export async function checkpointWal(client: Client): Promise<boolean> {
   try {
     const result = await client.execute("PRAGMA wal_checkpoint(TRUNCATE)");
     const busy = result.rows[0]?.busy ?? result.rows[0]?.[0];

@@ -50,6 +50,8 @@ export interface ReviewDatabase {
   readonly schema: Schema;
   /** Whether it was opened for appending (migrated). */
   readonly appending: boolean;
+  /** The URL it was opened with (an embedded database's key file is beside its file). */
+  readonly url: string;
   /** Closes it. */
   close(): Promise<void>;
 }
@@ -133,7 +135,13 @@ export async function openForReading(config: DatabaseConfig): Promise<ReviewData
         `Cannot read the database: ${config.url} holds no Beacon submissions table`,
       );
     }
-    return { client, schema, appending: false, close: () => Promise.resolve(client.close()) };
+    return {
+      client,
+      schema,
+      appending: false,
+      url: config.url,
+      close: () => Promise.resolve(client.close()),
+    };
   } catch (error) {
     client.close();
     throw error;
@@ -174,6 +182,7 @@ export async function openForAppending(
         receiptBatches: true,
       },
       appending: true,
+      url: config.url,
       close: () => Promise.resolve(client.close()),
     };
   } catch (error) {

@@ -188,6 +188,18 @@ export function reviewNeeds(facts: RunFacts): ReviewNeeds {
     const out = option(args, "out");
     if (out !== undefined && out !== "") write.push(absolute(out, cwd));
   }
+  if (command === "key") {
+    // A key file is made beside its name (a temporary file, a hard link, the folder flushed:
+    // src/start/key_file.ts), so its folder is read and written.
+    for (const name of ["out", "key-file"]) {
+      const value = option(args, name);
+      if (value === undefined || value === "") continue;
+      const folder = posix.dirname(absolute(value, cwd));
+      // Each once: Node 20 aborts on a path its permission flags name twice.
+      if (!read.includes(folder)) read.push(folder);
+      if (!write.includes(folder)) write.push(folder);
+    }
+  }
   if (command === "serve") {
     const hostname = option(args, "hostname") ?? "127.0.0.1";
     const port = option(args, "port");

@@ -14,6 +14,7 @@ const SERVER_FACES = [
   "src/message/mod.ts",
   "src/adapter/node/node.ts", // the npm package's `./node` export: node:http for the console
   "src/cli/permissions.ts", // the native driver's permission facts, shared with the server's launcher
+  "src/start/key_file.ts", // the key file's form and durable creation, shared with the server's start
 ];
 
 /** The files that may use a runtime's own API: the entries and the launchers. */

@@ -59,6 +59,21 @@ Deno.test("export may write its one file; serve may listen on loopback", () => {
   );
 });
 
+Deno.test("key commands may read and write the folder of the key file they name, once", () => {
+  // A key file is made as a temporary file, linked to its name, and its folder flushed.
+  const made = flags(["key", "generate", "--out", "keys/b.key", "--database", "file:/d/b.db"]);
+  assertEquals(made.get("--allow-write"), "/d,/srv/beacon/keys");
+  assert(made.get("--allow-read")!.split(",").includes("/srv/beacon/keys"));
+  // Beside the database: its folder is granted already, and named once (Node 20 aborts on twice).
+  const beside = flags(["key", "move-out", "--key-file", "/d/b.key", "--database", "file:/d/b.db"]);
+  assertEquals(beside.get("--allow-write"), "/d");
+  // Another command's --key-file grants nothing.
+  assertEquals(
+    flags(["list", "--key-file", "/k/b.key", "--database", "file:/d/b.db"]).get("--allow-write"),
+    "/d",
+  );
+});
+
 Deno.test("a remote database: that host only, no files to write, no native driver", () => {
   const remote = flags(["list"], { BEACON_DATABASE_URL: "libsql://db.example.org" });
   assertEquals(remote.get("--allow-net"), "db.example.org");

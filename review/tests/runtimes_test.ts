@@ -18,7 +18,12 @@ import {
 } from "../../tests/support/assert.ts";
 import { build } from "../../scripts/build.ts";
 import { bunExecutable, ensurePackages, nodeExecutable, ROOT } from "../../scripts/tools.ts";
-import { encodeSeed, generateSeed, signingKeyFromSeed } from "../../src/signing/mod.ts";
+import {
+  encodeSeed,
+  generateSeed,
+  parseSigningKey,
+  signingKeyFromSeed,
+} from "../../src/signing/mod.ts";
 import {
   assertRunInert,
   fill,
@@ -414,4 +419,69 @@ Deno.test("Node says a missing database folder does not exist, as Deno and Bun d
   assertStrictEquals(node.code, 1);
   assertStrictEquals(node.stderr, `error: Cannot open the database: ${missing} does not exist\n`);
   assertStrictEquals(node.stderr, deno.stderr);
+});
+
+Deno.test("key generate, show, export and move-out work the same on Deno, Node and Bun", async () => {
+  const all = await ways();
+  for (const way of all) {
+    const store = await tempDatabase();
+    try {
+      // generate: into a new 0600 file, never over one; or printed as BEACON_SIGNING_KEY's line.
+      const file = `${store.directory}/made.key`;
+      const made = await way.run(["key", "generate", "--out", file, store.url]);
+      assertStrictEquals(made.code, 0, `${way.name}: ${made.stdout}${made.stderr}`);
+      assertStrictEquals((await Deno.stat(file)).mode! & 0o777, 0o600, way.name);
+      const keyLine = await Deno.readTextFile(file);
+      assertMatch(keyLine, /^[A-Za-z0-9_-]{43}\n$/);
+      const key = await signingKeyFromSeed(parseSigningKey(keyLine));
+      assertMatch(
+        made.stdout,
+        new RegExp(`public key ${key.publicKey}, fingerprint ${key.fingerprint}`),
+      );
+      const again = await way.run(["key", "generate", "--out", file, store.url]);
+      assertStrictEquals(again.code, 1, way.name);
+      assertMatch(again.stderr, /is never overwritten/);
+      assertStrictEquals(await Deno.readTextFile(file), keyLine, `${way.name}: the file is kept`);
+      const printed = await way.run(["key", "generate", store.url]);
+      assertStrictEquals(printed.code, 0, `${way.name}: ${printed.stderr}`);
+      assertMatch(printed.stdout, /^[A-Za-z0-9_-]{43}\n$/);
+      // show: the public half only; export: the private key's one line.
+      const shown = await way.run(["key", "show", "--key-file", file, store.url]);
+      assertStrictEquals(
+        shown.stdout,
+        `public key ${key.publicKey}, fingerprint ${key.fingerprint} (from key file ${file})\n`,
+        `${way.name}: ${shown.stderr}`,
+      );
+      assert(
+        !shown.stdout.includes(keyLine.trim()),
+        `${way.name}: show never prints the private key`,
+      );
+      const exported = await way.run(["key", "export", "--key-file", file, store.url]);
+      assertStrictEquals(exported.stdout, keyLine, `${way.name}: ${exported.stderr}`);
+      const fromEnv = await way.run(["key", "show", store.url], {
+        BEACON_SIGNING_KEY: keyLine.trim(),
+      });
+      assertMatch(
+        fromEnv.stdout,
+        new RegExp(`^public key ${key.publicKey}, .*\\(from BEACON_SIGNING_KEY\\)$`, "m"),
+      );
+      // move-out: an earlier version's store keeps its key in the database until it is moved.
+      await fill(store, [text("kept")]);
+      const kept = await way.run(["key", "export", store.url]);
+      assertStrictEquals(kept.code, 0, `${way.name}: ${kept.stderr}`);
+      assertMatch(kept.stderr, /from the database's secrets table/);
+      const moved = await way.run(["key", "move-out", store.url]);
+      assertStrictEquals(moved.code, 0, `${way.name}: ${moved.stdout}${moved.stderr}`);
+      assertMatch(
+        moved.stdout,
+        /^no copy of the private key is left in the database file or its WAL$/m,
+      );
+      assertStrictEquals(await Deno.readTextFile(`${store.directory}/x.key`), kept.stdout);
+      const after = await way.run(["key", "export", store.url]);
+      assertStrictEquals(after.stdout, kept.stdout, way.name);
+      assertMatch(after.stderr, /from key file .*x\.key/);
+    } finally {
+      await Deno.remove(store.directory, { recursive: true }).catch(() => {});
+    }
+  }
 });

@@ -24,6 +24,7 @@ const flags = serverPermissionFlags({
   databaseUrl: config.options.database?.url ?? DEFAULT_DATABASE_URL,
   npmCache: await npmCacheFolder(),
   cwd: Deno.cwd(),
+  signingKeyFile: config.signingKeyFile,
 });
 const entry = new URL("../adapter/deno/server.ts", import.meta.url).pathname;
 const server = new Deno.Command(Deno.execPath(), {

@@ -71,6 +71,8 @@ export interface PermissionFacts {
   readonly npmCache: string;
   /** The working directory, for relative database paths. */
   readonly cwd: string;
+  /** `BEACON_SIGNING_KEY_FILE`, read (only) at start; a key file beside the database is in its folder. */
+  readonly signingKeyFile?: string;
 }
 
 /** The absolute folder of a `file:` database (relative paths from `cwd`). */
@@ -84,6 +86,13 @@ export function databaseFolder(url: string, cwd: string): string {
 export function serverPermissionFlags(facts: PermissionFacts): string[] {
   const net = [`${facts.hostname}:${facts.port}`];
   const read = [facts.npmCache, SOURCE_FOLDER];
+  if (facts.signingKeyFile !== undefined) {
+    read.push(
+      facts.signingKeyFile.startsWith("/")
+        ? facts.signingKeyFile
+        : `${facts.cwd}/${facts.signingKeyFile}`,
+    );
+  }
   const flags: string[] = [];
   if (facts.databaseUrl.startsWith("file:")) {
     const folder = databaseFolder(facts.databaseUrl, facts.cwd);

@@ -3,9 +3,10 @@
  * as the Beacon serves it (same rendering, same signature, same serialisation, so the same ETag),
  * for the apex site to host as a static `/.well-known/agent-card.json`.
  *
- * The card is signed (A2A §8.4, card_signature.ts) when the Beacon's signing key is available:
- * `BEACON_SIGNING_KEY`, or else the key stored in the database (`BEACON_DATABASE_URL`, default
- * `file:data/beacon.db`), read without creating or migrating anything. Without a key it prints
+ * The card is signed (A2A §8.4, card_signature.ts) when the Beacon's signing key is available, found
+ * as the server finds it (docs/keys.md): `BEACON_SIGNING_KEY`, `BEACON_SIGNING_KEY_FILE`, the key
+ * file beside an embedded database (`BEACON_DATABASE_URL`, default `file:data/beacon.db`), or else
+ * a key an earlier version kept in the database, read without creating or migrating anything. Without a key it prints
  * the unsigned card and says so on stderr; that copy differs from the served card (and its ETag).
  *
  * The argument must be an http(s) URL with no path, query, fragment or credentials beyond the
@@ -24,6 +25,7 @@ import { JWKS_PATH } from "../routes.ts";
 import { DEFAULT_DATABASE_URL } from "../defaults.ts";
 import { embeddedFilePath, isEmbedded, openClient } from "../store/client.ts";
 import { parseSigningKey, SIGNING_KEY_SECRET, signingKeyFromSeed } from "../signing/key.ts";
+import { keyFileBeside, readKeyFile } from "../start/key_file.ts";
 
 /**
  * The origin of a public URL argument, or undefined when it is not a bare http(s) origin.
@@ -72,7 +74,8 @@ export type KeySource =
 
 /**
  * Finds the Beacon's signing key as the server would, without ever creating one: the configured
- * `BEACON_SIGNING_KEY`, else the `signing-key` secret of an existing database.
+ * `BEACON_SIGNING_KEY`, else `BEACON_SIGNING_KEY_FILE` or the key file beside an embedded database,
+ * else the `signing-key` secret of an existing database.
  */
 export async function findSigningKey(
   env: (name: string) => string | undefined,
@@ -89,6 +92,15 @@ export async function findSigningKey(
     return value === undefined || value === "" ? undefined : value;
   };
   const url = given("BEACON_DATABASE_URL") ?? DEFAULT_DATABASE_URL;
+  // The key file the server reads: the configured one, else the one beside an embedded database.
+  const keyFile = given("BEACON_SIGNING_KEY_FILE") ??
+    (url.startsWith("file:") ? keyFileBeside(url) : undefined);
+  if (keyFile !== undefined) {
+    const seed = await readKeyFile(keyFile).catch(() => undefined);
+    if (seed !== undefined) {
+      return { key: await signingKeyFromSeed(seed), from: `key file ${keyFile}` };
+    }
+  }
   const none = { key: undefined, why: `no BEACON_SIGNING_KEY, and no Beacon database at ${url}` };
   // Never creates one: an embedded file must already exist (opening would create it). The
   // client refuses a WAL without its -shm index beside a running server (store/client.ts).
@@ -136,7 +148,8 @@ if (import.meta.main) {
   const found = await findSigningKey((name) => Deno.env.get(name));
   if (found.key === undefined) {
     console.error(
-      `The card is NOT signed: ${found.why}. Set BEACON_SIGNING_KEY (or BEACON_DATABASE_URL) ` +
+      `The card is NOT signed: ${found.why}. Set BEACON_SIGNING_KEY, BEACON_SIGNING_KEY_FILE (or ` +
+        "BEACON_DATABASE_URL) " +
         "to the Beacon's, or the static copy will differ from the served, signed card.",
     );
   } else {

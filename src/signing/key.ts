@@ -4,11 +4,16 @@
  *
  * ## Where the key comes from
  *
- * 1. **Configuration** (`BEACON_SIGNING_KEY`), when set: the key lives outside the database, so
- *    a copy of the database alone cannot forge receipts. Nothing is written to the database.
- * 2. Otherwise **the database**: a 32-byte seed generated from the CSPRNG on first use and
- *    stored once as the secret `signing-key` in the append-only `secrets` table. Concurrent
- *    first starts race harmlessly: the first insert wins and everyone reads the winner back.
+ * 1. **Configuration** (`signingKey`: `BEACON_SIGNING_KEY`, a key file), when set: the key lives
+ *    outside the database, so a copy of the database alone cannot forge receipts. Nothing is
+ *    written to the database.
+ * 2. Otherwise the seed an earlier version kept as the secret `signing-key` in the `secrets`
+ *    table, so an existing store keeps its identity (the server says at each start how to move
+ *    it out: docs/keys.md).
+ * 3. Otherwise a new key, as {@linkcode NewSigningKey} says: the server entries keep it in a key
+ *    file beside an embedded database and refuse a remote one without a key; an embedding that
+ *    says nothing keeps it in the database (a 32-byte CSPRNG seed stored once; concurrent first
+ *    starts race harmlessly: the first insert wins and everyone reads the winner back).
  *
  * ## `BEACON_SIGNING_KEY` format
  *
@@ -23,8 +28,7 @@
  *   once converted from PEM/base64 to base64url). Other PKCS#8 variants (with attributes or
  *   a public key) are refused rather than half-parsed.
  *
- * Generate one with: `deno eval 'import {generateSeed, encodeSeed} from "./src/signing/key.ts";
- * console.log(encodeSeed(generateSeed()))'`.
+ * Generate one with `deno task review key generate` (docs/keys.md).
  *
  * @module
  */
@@ -71,6 +75,11 @@ export interface SigningKey {
   readonly fingerprint: string;
   /** True when {@linkcode loadSigningKey} generated and stored it just now (a new identity). */
   readonly generated?: boolean;
+  /**
+   * True when the database keeps a private signing key in its `secrets` table (an earlier
+   * version's default): whoever can read the database can then sign receipts and tree heads.
+   */
+  readonly inDatabase?: boolean;
 }
 
 /** What {@linkcode loadSigningKey} needs from the database: `Database` (src/store/database.ts) fits. */
@@ -84,6 +93,8 @@ export interface SecretStore {
     create: () => Uint8Array<ArrayBuffer>,
     now: () => number,
   ): Promise<{ value: Uint8Array; created: boolean }>;
+  /** The named secret, or undefined when the database keeps none by that name. */
+  storedSecret(name: string): Promise<Uint8Array | undefined>;
 }
 
 /**
@@ -125,7 +136,14 @@ export function encodeSeed(seed: Uint8Array): string {
 /**
  * Parses `BEACON_SIGNING_KEY` (see the module documentation) into the 32-byte seed.
  *
+ * Every refusal says what is expected: 43 base64url characters, a 32-byte Ed25519 seed. Standard
+ * base64 (RFC 4648 §4: `+`, `/`, `=` padding), which `openssl rand -base64 32` and most tools
+ * print, is the common mistake, so it is recognised and the fix is named rather than guessed at:
+ * decoding it anyway would accept a value the operator may also have pasted elsewhere under the
+ * other alphabet.
+ *
  * @param text The configured value.
+ * @param name What the value is called in the messages (`BEACON_SIGNING_KEY`, a key file).
  * @returns The seed.
  * @throws {Error} "Cannot use BEACON_SIGNING_KEY: …" for anything else; the message never
  *   repeats the value, which is a secret.
@@ -136,12 +154,31 @@ export function encodeSeed(seed: Uint8Array): string {
  * import { parseSigningKey } from "./key.ts";
  *
  * assert.equal(parseSigningKey("nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A").length, 32);
+ * assert.throws(
+ *   () => parseSigningKey("nWGxne/9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A="),
+ *   /standard base64/,
+ * );
  * ```
  */
-export function parseSigningKey(text: string): Uint8Array<ArrayBuffer> {
-  const bytes = fromBase64url(text.trim());
+export function parseSigningKey(
+  text: string,
+  name = "BEACON_SIGNING_KEY",
+): Uint8Array<ArrayBuffer> {
+  const trimmed = text.trim();
+  const expected = "expected 43 base64url characters (A-Z, a-z, 0-9, - and _, no padding): " +
+    "the unpadded base64url encoding (RFC 4648 §5) of a 32-byte Ed25519 seed";
+  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed) && /[+/=]/.test(trimmed)) {
+    throw new Error(
+      `Cannot use ${name}: it looks like standard base64 (it has +, / or = padding); ${expected}. ` +
+        "To convert it, replace + with -, / with _ and drop the trailing =",
+    );
+  }
+  const bytes = fromBase64url(trimmed);
   if (bytes === undefined) {
-    throw new Error("Cannot use BEACON_SIGNING_KEY: it is not unpadded base64url");
+    throw new Error(
+      `Cannot use ${name}: it is not unpadded base64url (it has ${trimmed.length} characters); ` +
+        expected,
+    );
   }
   if (bytes.length === SEED_BYTES) return bytes;
   if (
@@ -151,7 +188,8 @@ export function parseSigningKey(text: string): Uint8Array<ArrayBuffer> {
     return bytes.slice(PKCS8_PREFIX.length);
   }
   throw new Error(
-    "Cannot use BEACON_SIGNING_KEY: it must be a 32-byte Ed25519 seed or its 48-byte PKCS#8 form",
+    `Cannot use ${name}: it decodes to ${bytes.length} bytes; ${expected} (or 64 characters, ` +
+      "its 48-byte PKCS#8 form)",
   );
 }
 
@@ -196,15 +234,49 @@ export async function signingKeyFromSeed(seed: Uint8Array): Promise<SigningKey> 
 }
 
 /**
- * Loads the Beacon's signing key: the configured one when given, otherwise the seed stored as
- * secret `signing-key`, generated and stored on first use.
+ * What the Beacon does when no key is configured and the database holds none from an earlier
+ * version: `"database"` generates one and keeps it in the `secrets` table (an in-memory database's
+ * ephemeral key); `"refuse"` throws {@linkcode SigningKeyMissing} (a remote database: the key must
+ * come from the environment, docs/keys.md); a function makes one and keeps it outside the database,
+ * durably, before it is used (the server entries write a key file beside an embedded database,
+ * src/start/key_file.ts), saying whether it created it or found one another process made.
+ */
+export type NewSigningKey =
+  | "database"
+  | "refuse"
+  | (() => Promise<{ seed: Uint8Array; created: boolean }>);
+
+/**
+ * The refusal of a start that has no signing key: none configured, none in the database, and
+ * `newSigningKey: "refuse"`. Its message is the one line the server prints.
+ */
+export class SigningKeyMissing extends Error {
+  /** Marks a refusal the server reports in one line and exits 2 for (src/start/serve.ts). */
+  readonly refusesStart = true;
+  constructor() {
+    super(
+      "Cannot start: no signing key for a remote database: set BEACON_SIGNING_KEY (or " +
+        "BEACON_SIGNING_KEY_FILE) to a key made by `deno task review key generate` " +
+        "(`npm run review -- key generate`, `bun run review key generate`; docs/keys.md)",
+    );
+    this.name = "SigningKeyMissing";
+  }
+}
+
+/**
+ * Loads the Beacon's signing key: the configured one when given; otherwise the seed kept as secret
+ * `signing-key` by an earlier version; otherwise a new one, made as `whenNone` says.
  *
- * @param store Where a generated seed is kept (`Database`).
+ * @param store The database, read for a kept seed (and written only with `whenNone: "database"`).
  * @param now Clock for the secret's `created_at`.
- * @param configured `BEACON_SIGNING_KEY` text, or a 32-byte seed. When given, the database is
- *   neither read nor written.
+ * @param configured `BEACON_SIGNING_KEY` text, or a 32-byte seed. When given, nothing is written
+ *   to the database; it is only asked whether it still keeps a private key (`inDatabase`).
+ * @param whenNone What to do when there is no key at all (default `"database"`).
+ * @param beforeNewKey Runs before a new key is made, and may refuse it by throwing (the Beacon
+ *   refuses one for a store that another key signed heads of: src/signing/key_change.ts).
  * @returns The signing key.
  * @throws {Error} When `configured` is malformed, or the stored secret is not a 32-byte seed.
+ * @throws {SigningKeyMissing} With `whenNone: "refuse"` and no key anywhere.
  *
  * @example
  * ```ts
@@ -222,14 +294,29 @@ export async function loadSigningKey(
   store: SecretStore,
   now: () => number,
   configured?: string | Uint8Array,
+  whenNone: NewSigningKey = "database",
+  beforeNewKey: () => Promise<void> = () => Promise.resolve(),
 ): Promise<SigningKey> {
+  const stored = await store.storedSecret(SIGNING_KEY_SECRET);
   if (configured !== undefined) {
     const seed = typeof configured === "string" ? parseSigningKey(configured) : configured;
-    return await signingKeyFromSeed(seed);
+    return { ...await signingKeyFromSeed(seed), inDatabase: stored !== undefined };
   }
-  const stored = await store.secret(SIGNING_KEY_SECRET, generateSeed, now);
-  if (stored.value.length !== SEED_BYTES) {
+  if (stored !== undefined) return { ...await storedKey(stored), inDatabase: true };
+  if (whenNone === "refuse") throw new SigningKeyMissing();
+  await beforeNewKey();
+  if (whenNone === "database") {
+    const kept = await store.secret(SIGNING_KEY_SECRET, generateSeed, now);
+    return { ...await storedKey(kept.value), generated: kept.created, inDatabase: true };
+  }
+  const made = await whenNone();
+  return { ...await signingKeyFromSeed(made.seed), generated: made.created, inDatabase: false };
+}
+
+/** The key of a seed read from the `secrets` table, which must be exactly a seed. */
+async function storedKey(value: Uint8Array): Promise<SigningKey> {
+  if (value.length !== SEED_BYTES) {
     throw new Error("Cannot use the stored signing key: it is not a 32-byte seed");
   }
-  return { ...await signingKeyFromSeed(stored.value), generated: stored.created };
+  return await signingKeyFromSeed(value);
 }

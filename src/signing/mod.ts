@@ -29,12 +29,22 @@ export {
   encodeSeed,
   generateSeed,
   loadSigningKey,
+  type NewSigningKey,
   parseSigningKey,
   type SecretStore,
   SIGNING_KEY_SECRET,
   type SigningKey,
   signingKeyFromSeed,
+  SigningKeyMissing,
 } from "./key.ts";
+export {
+  type HeadReader,
+  latestHeadKey,
+  refuseKeyChange,
+  refuseNewKeyForSignedStore,
+  SigningKeyChanged,
+  SigningKeyNotFound,
+} from "./key_change.ts";
 export {
   canonicalBatchBytes,
   canonicalReceiptBytes,

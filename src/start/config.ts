@@ -16,7 +16,9 @@
  * | `BEACON_TRUSTED_PROXY_HEADER` | `x-forwarded-for` or `forwarded`, the one the proxies write | `x-forwarded-for` |
  * | `BEACON_TRUSTED_PROXIES` | reverse proxies whose forwarding headers count | `0` |
  * | `BEACON_SOURCE_SALT` | hex salt (≥ 16 bytes) for source hashes | stored in the database |
- * | `BEACON_SIGNING_KEY` | base64url Ed25519 seed that signs receipts | stored in the database |
+ * | `BEACON_SIGNING_KEY` | base64url Ed25519 seed (43 characters) that signs receipts and tree heads | a key file beside an embedded database; required for a remote one |
+ * | `BEACON_SIGNING_KEY_FILE` | a file holding that seed, mode 0600 (docs/keys.md) | as above |
+ * | `BEACON_PREVIOUS_SIGNING_KEYS` | reserved for key rotation, which is not supported yet: refused when set | none |
  * | `BEACON_CHECKPOINT_INTERVAL` | `30s`, `5m`, `1h` (1 s to 24 h, lower case) or `off`: how often a tree head is signed while the log grows | `2s` |
  * | `BEACON_DATABASE_TIMEOUT_MS` | deadline of every database call, in ms (100 to 600000) | `10000` |
  * | `BEACON_BODY_TIMEOUT_MS` | how long a request body may take to arrive, in ms (100 to 600000); past it `408` | `10000` |
@@ -52,6 +54,8 @@ export const ENVIRONMENT_VARIABLES = [
   "BEACON_TRUSTED_PROXY_HEADER",
   "BEACON_SOURCE_SALT",
   "BEACON_SIGNING_KEY",
+  "BEACON_SIGNING_KEY_FILE",
+  "BEACON_PREVIOUS_SIGNING_KEYS",
   "BEACON_CHECKPOINT_INTERVAL",
   "BEACON_LOG",
   "BEACON_WRITER_THREAD",
@@ -81,6 +85,8 @@ export interface ServerConfig {
   readonly hostname: string;
   readonly logRequests: boolean;
   readonly options: BeaconOptions;
+  /** `BEACON_SIGNING_KEY_FILE`: the key file to read at start (src/start/server_key.ts). */
+  readonly signingKeyFile?: string;
 }
 
 /** Reads a variable; an empty value is unset. */
@@ -349,8 +355,15 @@ function limitsConfig(get: Read): BeaconOptions {
   return options;
 }
 
-/** The keys and what they sign: `BEACON_SOURCE_SALT`, `BEACON_SIGNING_KEY`, `BEACON_CHECKPOINT_INTERVAL`. */
-function signingConfig(get: Read): BeaconOptions {
+/**
+ * The keys and what they sign: `BEACON_SOURCE_SALT`, `BEACON_SIGNING_KEY`,
+ * `BEACON_SIGNING_KEY_FILE`, `BEACON_CHECKPOINT_INTERVAL`. A remote database without a key is
+ * refused once it is reached and holds no key of an earlier version (`newSigningKey: "refuse"`):
+ * a key made up and kept in a shared database would sign for whoever holds the database's token.
+ */
+function signingConfig(get: Read, databaseUrl: string): Pick<ServerConfig, "signingKeyFile"> & {
+  options: BeaconOptions;
+} {
   const options: BeaconOptions = {};
   const salt = get("BEACON_SOURCE_SALT");
   if (salt !== undefined) {
@@ -361,6 +374,20 @@ function signingConfig(get: Read): BeaconOptions {
     options.sourceSalt = bytes;
   }
   const signingKey = get("BEACON_SIGNING_KEY");
+  const signingKeyFile = get("BEACON_SIGNING_KEY_FILE");
+  if (signingKey !== undefined && signingKeyFile !== undefined) {
+    throw new StartupError(
+      "Cannot start: BEACON_SIGNING_KEY and BEACON_SIGNING_KEY_FILE are both set; set one",
+    );
+  }
+  if (get("BEACON_PREVIOUS_SIGNING_KEYS") !== undefined) {
+    // Never accept a setting and do nothing with it: a rotation that silently did not happen
+    // would be believed.
+    throw new StartupError(
+      "Cannot start: BEACON_PREVIOUS_SIGNING_KEYS is set, but key rotation is not supported " +
+        "yet; unset it and start with the key that signed the latest tree head (docs/keys.md)",
+    );
+  }
   if (signingKey !== undefined) {
     try {
       options.signingKey = parseSigningKey(signingKey);
@@ -369,12 +396,14 @@ function signingConfig(get: Read): BeaconOptions {
         `Cannot start: ${(error as Error).message.replace(/^Cannot use /, "")}`,
       );
     }
+  } else if (signingKeyFile === undefined && /^(libsql|https?):\/\//.test(databaseUrl)) {
+    options.newSigningKey = "refuse";
   }
   const checkpointInterval = get("BEACON_CHECKPOINT_INTERVAL");
   if (checkpointInterval !== undefined) {
     options.checkpointIntervalMs = checkpointIntervalMs(checkpointInterval);
   }
-  return options;
+  return { options, ...(signingKeyFile === undefined ? {} : { signingKeyFile }) };
 }
 
 /**
@@ -388,13 +417,18 @@ export function configFromEnvironment(read: Read): ServerConfig {
   };
   const database = databaseConfig(get);
   const { publicUrl, ...listener } = listenerConfig(get);
+  const signing = signingConfig(get, database.url);
   const options: BeaconOptions = {
     database,
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...limitsConfig(get),
-    ...signingConfig(get),
+    ...signing.options,
   };
-  return { ...listener, options };
+  return {
+    ...listener,
+    options,
+    ...(signing.signingKeyFile === undefined ? {} : { signingKeyFile: signing.signingKeyFile }),
+  };
 }
 
 /**

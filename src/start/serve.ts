@@ -14,6 +14,10 @@
  *    as soon as it is. A remote database that is down never stops the start.
  *    Each failure is logged with its cause in words (`database_error.ts`), and the migrations a
  *    start applied once, as "from version A to B".
+ *    The signing key is resolved before (`server_key.ts`: the environment, a key file, or a key
+ *    file made beside an embedded database on its first open); a key that is missing for a
+ *    remote database or is not the one that signed the latest tree head refuses the start in one
+ *    line, exit code 2, whenever the database is first reached.
  * 3. On SIGINT / SIGTERM: stop accepting, let in-flight requests finish, close the database,
  *    print `{"event":"shutdown",…}` and exit 0.
  *
@@ -31,6 +35,7 @@ import {
 } from "./config.ts";
 import { describeDatabaseError } from "./database_error.ts";
 import { checkDatabaseFile } from "./database_file.ts";
+import { type ServerKey, serverSigningKey } from "./server_key.ts";
 
 /** A listening server, as an entry's `listen` returns it. */
 export interface Listening {
@@ -87,14 +92,42 @@ const OPEN_RETRY_FIRST_MS = 500;
 const OPEN_RETRY_MAX_MS = 30_000;
 
 /**
+ * Whether an error refuses the start (one line on stderr, exit 2) rather than being retried: a
+ * configuration that cannot work, or a signing key that is missing or changed
+ * (src/signing/key.ts, src/signing/key_change.ts), which another attempt would not change.
+ */
+export function refusesStart(error: unknown): error is Error {
+  return error instanceof StartupError ||
+    (error as { refusesStart?: unknown })?.refusesStart === true;
+}
+
+/**
+ * The once-per-start notice of a store that keeps its private key in the database (an earlier
+ * version's default): whoever can read the database can sign receipts and tree heads.
+ */
+const KEY_IN_DATABASE_WARNING = {
+  event: "warning",
+  message: "the database keeps the private signing key (its secrets table): whoever can read " +
+    "the database can sign receipts and tree heads; move it to a key file with `review key " +
+    "move-out` (deno task review key move-out, npm run review -- key move-out, bun run review " +
+    "key move-out; docs/keys.md)",
+};
+
+/**
  * Opens (and migrates) the database in the background, retrying with back-off until it works or
  * `stopped()` says the server is stopping. Logs `{"event":"database","state":"unavailable",
  * "error":<class name>,"cause":<words>,…}` on each failure (the cause in fixed words, never the
  * error's message, which may quote a credential) and `{"event":"database","state":"ready",
- * "databaseCreated":…,"signingKeyGenerated":…,"schema":{"from":A,"to":B}}` once, after a
- * `{"event":"migrations",…}` line when this start applied any.
+ * "databaseCreated":…,"signingKeyGenerated":…,"signingKey":<where it is kept>,…,"schema":{"from":A,
+ * "to":B}}` once, after a `{"event":"migrations",…}` line when this start applied any, and
+ * before a warning when the database keeps the private key. Resolves with the error of a refused
+ * start (a missing or changed key) instead of retrying it.
  */
-export async function keepOpening(beacon: Beacon, stopped: () => boolean): Promise<void> {
+export async function keepOpening(
+  beacon: Beacon,
+  stopped: () => boolean,
+  key: Omit<ServerKey, "options"> = { where: "unknown", configured: false, ephemeral: false },
+): Promise<Error | undefined> {
   let delay = OPEN_RETRY_FIRST_MS;
   while (!stopped()) {
     try {
@@ -109,11 +142,20 @@ export async function keepOpening(beacon: Beacon, stopped: () => boolean): Promi
           message: `applied migrations from version ${from} to ${to}`,
         });
       }
+      const inDatabase = facts.signingKeyInDatabase && !key.ephemeral;
       // A database or key created on a start that expected them is how a lost database shows.
-      logEvent({ event: "database", state: "ready", ...facts });
+      logEvent({
+        event: "database",
+        state: "ready",
+        ...facts,
+        // Without a configured key, a key kept in the database is the one in use.
+        signingKey: inDatabase && !key.configured ? "the database (secrets table)" : key.where,
+      });
+      if (inDatabase) logEvent(KEY_IN_DATABASE_WARNING);
       return;
     } catch (error) {
       if (stopped()) return;
+      if (refusesStart(error)) return error;
       logEvent({
         event: "database",
         state: "unavailable",
@@ -154,25 +196,34 @@ export function acceptErrorLogger(runtime: string): (error: unknown) => void {
   };
 }
 
-/** Runs a server entry: configuration, listening, background database opening, shutdown. */
+/** Runs a server entry: configuration, its signing key, listening, background opening, shutdown. */
 export async function runServer(runtime: ServerRuntime): Promise<void> {
   let config: ServerConfig;
+  let key: ServerKey;
   let beacon: Beacon;
   try {
     config = configFromEnvironment((name) => runtime.env(name));
     await checkDatabaseFile(config.options.database?.url ?? DEFAULT_DATABASE_URL);
-    beacon = beaconForServer(config);
+    key = await serverSigningKey(config);
+    beacon = beaconForServer(config, key.options);
   } catch (error) {
     console.error(refusalMessage(error));
     return runtime.exit(2);
   }
   let stopping = false;
   let waited: ReturnType<typeof setTimeout> | undefined;
+  let firstFailure: unknown;
   await Promise.race([
-    beacon.ready().catch(() => {}), // its failure is logged and retried by keepOpening below
+    // Its failure is logged and retried by keepOpening below, unless it refuses the start.
+    beacon.ready().catch((error) => firstFailure = error),
     new Promise((resolve) => waited = setTimeout(resolve, FIRST_OPEN_WAIT_MS)),
   ]);
   clearTimeout(waited);
+  if (refusesStart(firstFailure)) {
+    console.error(firstFailure.message);
+    await beacon.close().catch(() => {});
+    return runtime.exit(2);
+  }
   let listening: Listening;
   try {
     listening = await runtime.listen(config, beacon);
@@ -187,8 +238,7 @@ export async function runServer(runtime: ServerRuntime): Promise<void> {
     port: listening.port,
     publicUrl: publicUrlFact(config),
   });
-  void keepOpening(beacon, () => stopping);
-  runtime.onStopSignal(async () => {
+  const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     await listening.close();
@@ -198,6 +248,13 @@ export async function runServer(runtime: ServerRuntime): Promise<void> {
       // The database never opened (or failed while closing): nothing is left to flush.
       logEvent({ event: "shutdown", error: (error as Error)?.name ?? "unknown" });
     }
-    runtime.exit(0);
+    runtime.exit(code);
+  };
+  // A database that came up late without a usable key: refused as at the start, never retried.
+  void keepOpening(beacon, () => stopping, key).then((refused) => {
+    if (refused === undefined) return;
+    console.error(refused.message);
+    void stop(2);
   });
+  runtime.onStopSignal(() => void stop(0));
 }

@@ -107,6 +107,17 @@ export class Database {
     }
   }
 
+  /** The named secret, or undefined when none is kept by that name (nothing is created). */
+  async storedSecret(name: string): Promise<Uint8Array<ArrayBuffer> | undefined> {
+    try {
+      const rows = await this.#execute("SELECT value FROM secrets WHERE name = ?", [name]);
+      const value = rows.rows[0]?.value;
+      return value instanceof ArrayBuffer ? new Uint8Array(value) : undefined;
+    } catch (error) {
+      throw new StorageError(error);
+    }
+  }
+
   /**
    * Stores a fresh random token inside an embedded database file for the file guard (migration
    * 6), keeping the newest 16, and says how to read the file's own copy. Undefined for remote and

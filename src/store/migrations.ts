@@ -363,6 +363,23 @@ export const MIGRATIONS: readonly Migration[] = [
       ...appendOnly("log_names"),
     ],
   },
+  {
+    version: 13,
+    name: "the signing key may leave the database",
+    // Earlier versions kept the generated Ed25519 seed in `secrets`; now it lives in a key file
+    // or the environment (docs/keys.md), and `review key move-out` removes the kept one. That is
+    // the one delete `secrets` allows: a kept private key is a liability, not a record, and
+    // nothing in the log depends on it (the heads and receipts carry the public key). Every
+    // other secret stays append-only. A writer who deletes the key gains nothing: the next
+    // start either has the key from outside or is refused (no key, or a key change).
+    statements: [
+      "DROP TRIGGER IF EXISTS secrets_no_delete",
+      `CREATE TRIGGER IF NOT EXISTS secrets_no_delete_but_signing_key
+        BEFORE DELETE ON secrets
+        WHEN OLD.name <> 'signing-key'
+        BEGIN SELECT RAISE(ABORT, 'secrets is append-only'); END`,
+    ],
+  },
 ];
 
 /** Applies every migration not yet recorded. Safe to call at every start. Returns the count. */

@@ -119,7 +119,8 @@ const TEST_KEY = "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A"; // RFC 8032 §7.
 function printCard(args: string[], env: Record<string, string> = {}) {
   const script = new URL("../../src/cli/print_card.ts", import.meta.url).pathname;
   const permissions = [
-    "--allow-env=BEACON_SIGNING_KEY,BEACON_DATABASE_URL,BEACON_DATABASE_AUTH_TOKEN,LIBSQL_JS_DEV",
+    "--allow-env=BEACON_SIGNING_KEY,BEACON_SIGNING_KEY_FILE,BEACON_DATABASE_URL," +
+    "BEACON_DATABASE_AUTH_TOKEN,LIBSQL_JS_DEV",
     "--allow-read",
     // SQLite opens its -shm/-wal files beside the database, even to read.
     "--allow-write",
@@ -130,7 +131,7 @@ function printCard(args: string[], env: Record<string, string> = {}) {
   // The runtime's own environment (DENO_DIR, certificates, proxies) is inherited.
   return new Deno.Command(Deno.execPath(), {
     args: ["run", ...permissions, script, ...args],
-    env: { BEACON_SIGNING_KEY: "", BEACON_DATABASE_URL: "", ...env },
+    env: { BEACON_SIGNING_KEY: "", BEACON_SIGNING_KEY_FILE: "", BEACON_DATABASE_URL: "", ...env },
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -183,7 +184,8 @@ Deno.test("the served card: the printed bytes, ETag/304, Last-Modified, max-age,
     // The JS SDK sends A2A-Version on the card request too; the card must not refuse it.
     const response = await fetch(url, { headers: { "a2a-version": "1.0" } });
     assertStrictEquals(response.status, 200);
-    // `deno task card` with the Beacon's database prints the served bytes (same signature).
+    // `deno task card` with the Beacon's database prints the served bytes (same signature): the
+    // key is the one in the key file beside it (docs/keys.md).
     const printed = await printCard([ORIGIN], { BEACON_DATABASE_URL: a2a.server.databaseUrl });
     assertStrictEquals(printed.code, 0);
     assertStrictEquals(await response.text(), new TextDecoder().decode(printed.stdout));

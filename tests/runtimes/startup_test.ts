@@ -153,6 +153,35 @@ const CASES: Case[] = [
     env: { BEACON_BODY_TIMEOUT_MS: "10s" },
     expect: /^Cannot start: BEACON_BODY_TIMEOUT_MS must be milliseconds from 100 to 600000$/,
   },
+  // The common mistake: a key in standard base64 (`openssl rand -base64 32`), named with its fix.
+  {
+    env: { BEACON_SIGNING_KEY: "nWGxne/9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A=" },
+    expect:
+      /^Cannot start: BEACON_SIGNING_KEY: it looks like standard base64 .*expected 43 base64url characters .*32-byte Ed25519 seed.*replace \+ with -, \/ with _ and drop the trailing =$/,
+    secret: "nWGxne/9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A",
+  },
+  {
+    env: { BEACON_SIGNING_KEY: "shortkey" },
+    expect: /^Cannot start: BEACON_SIGNING_KEY: it decodes to 6 bytes; expected 43 base64url/,
+    secret: "shortkey",
+  },
+  {
+    env: {
+      BEACON_SIGNING_KEY: "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A",
+      BEACON_SIGNING_KEY_FILE: "/etc/beacon/beacon.key",
+    },
+    expect: /^Cannot start: BEACON_SIGNING_KEY and BEACON_SIGNING_KEY_FILE are both set; set one$/,
+    secret: "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A",
+  },
+  {
+    env: { BEACON_SIGNING_KEY_FILE: `${BLOCKED}-missing.key` },
+    expect:
+      /^Cannot start: the key file ".*-missing\.key" \(BEACON_SIGNING_KEY_FILE\) does not exist; make one with `deno task review key generate --out FILE`/,
+  },
+  {
+    env: { BEACON_PREVIOUS_SIGNING_KEYS: "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A" },
+    expect: /^Cannot start: BEACON_PREVIOUS_SIGNING_KEYS is set, but key rotation is not supported/,
+  },
   // Megabytes or mebibytes? Only the IEC spelling, and no bound below a few commits' pages.
   ...["80MB", "100KiB"].map((limit): Case => ({
     env: { BEACON_WAL_LIMIT: limit },

@@ -8,7 +8,13 @@ import {
   SIGNING_KEY_SECRET,
   signingKeyFromSeed,
 } from "../../src/signing/key.ts";
-import { assert, assertEquals, assertStrictEquals, assertThrows } from "../support/assert.ts";
+import {
+  assert,
+  assertEquals,
+  assertRejects,
+  assertStrictEquals,
+  assertThrows,
+} from "../support/assert.ts";
 
 const hexBytes = (text: string) => new Uint8Array(text.match(/../g)!.map((h) => parseInt(h, 16)));
 const base64url = (bytes: Uint8Array) =>
@@ -111,4 +117,53 @@ Deno.test("loadSigningKey() refuses a stored secret that is not a seed", async (
   }
   assertStrictEquals(message, "Cannot use the stored signing key: it is not a 32-byte seed");
   assertStrictEquals(generateSeed().length, 32);
+});
+
+Deno.test("parseSigningKey() says what is expected, and spots standard base64 with its fix", () => {
+  const standard = btoa(String.fromCharCode(...TEST1_SECRET)); // "nWGx…/…=" with padding
+  for (const text of [standard, standard.replace(/=+$/, ""), standard.replaceAll("_", "/")]) {
+    if (!/[+/=]/.test(text)) continue;
+    assertThrows(
+      () => parseSigningKey(text),
+      (error: Error) =>
+        /looks like standard base64/.test(error.message) &&
+        /replace \+ with -, \/ with _ and drop the trailing =/.test(error.message) &&
+        /43 base64url characters/.test(error.message) && !error.message.includes(text),
+    );
+  }
+  assertThrows(
+    () => parseSigningKey(base64url(TEST1_SECRET.slice(1))),
+    /decodes to 31 bytes; expected 43 base64url characters .* 32-byte Ed25519 seed/,
+  );
+  assertThrows(() => parseSigningKey("not a key!"), /not unpadded base64url .*expected 43/);
+  assertThrows(() => parseSigningKey("+", "the key file x"), /^Error: Cannot use the key file x:/);
+});
+
+Deno.test("loadSigningKey() keeps an earlier version's stored key, and can refuse or make one", async () => {
+  const store = await SubmissionStore.open({ url: ":memory:" });
+  try {
+    await assertRejects(
+      () => loadSigningKey(store.database, Date.now, undefined, "refuse"),
+      (error: Error) =>
+        error.name === "SigningKeyMissing" && /review key generate/.test(error.message),
+    );
+    const made = await loadSigningKey(
+      store.database,
+      Date.now,
+      undefined,
+      () => Promise.resolve({ seed: TEST1_SECRET, created: true }),
+    );
+    assertStrictEquals(made.publicKey, base64url(TEST1_PUBLIC));
+    assertEquals([made.generated, made.inDatabase], [true, false]);
+    assertStrictEquals(await store.database.storedSecret(SIGNING_KEY_SECRET), undefined);
+    // An earlier version's key in `secrets` wins over making one, and is reported as kept there.
+    const kept = await loadSigningKey(store.database, Date.now);
+    const again = await loadSigningKey(store.database, Date.now, undefined, "refuse");
+    assertStrictEquals(again.publicKey, kept.publicKey);
+    assertEquals([again.generated, again.inDatabase], [undefined, true]);
+    const configured = await loadSigningKey(store.database, Date.now, TEST1_SECRET, "refuse");
+    assertEquals([configured.publicKey, configured.inDatabase], [base64url(TEST1_PUBLIC), true]);
+  } finally {
+    await store.close();
+  }
 });

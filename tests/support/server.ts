@@ -60,6 +60,7 @@ export async function startServer(
     databaseUrl,
     npmCache: await (npmCache ??= npmCacheFolder()),
     cwd: ROOT,
+    signingKeyFile: env.BEACON_SIGNING_KEY_FILE || undefined,
   });
   const [command, ...args] = [
     ...options.wrapper ?? [],
