@@ -33,11 +33,17 @@ import { readFile, rename, writeFile } from "node:fs/promises";
 import {
   base64,
   consistencyProof,
+  entriesAt,
   fromBase64url,
+  isNoteName,
+  noteKeyId,
+  rangeHash,
+  type Tile,
+  TILE_WIDTH,
+  tilePath,
   verifyConsistency,
+  verifyNoteSignature,
 } from "../../src/signing/mod.ts";
-import { isNoteName, noteKeyId, verifyNoteSignature } from "../../src/signing/note.ts";
-import { entriesAt, rangeHash, type Tile, TILE_WIDTH, tilePath } from "../../src/signing/tiles.ts";
 import { CliError, type Context } from "../io.ts";
 import { integerOption, type OptionValues } from "./options.ts";
 import { safeText } from "../render/mod.ts";

@@ -4,15 +4,18 @@
  * limit, never held whole; a larger signed checkpoint whose tiles are answered with anything but
  * tiles is a FORK (exit 1), and only "try again" answers (429, 503) leave the check open (exit 3).
  */
-import { base64, signingKeyFromSeed } from "../../src/signing/mod.ts";
-import { leafHash, treeRoot } from "../../src/signing/merkle.ts";
 import {
+  base64,
   checkpointBody,
   checkpointNote,
+  leafHash,
   noteVerifierKey,
   signCheckpointNote,
-} from "../../src/signing/note.ts";
-import { TileLog, tilePath } from "../../src/signing/tiles.ts";
+  signingKeyFromSeed,
+  TileLog,
+  tilePath,
+  treeRoot,
+} from "../../src/signing/mod.ts";
 import { assert, assertMatch, assertStrictEquals } from "../../tests/support/assert.ts";
 import { review } from "./support.ts";
 

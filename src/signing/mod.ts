@@ -94,4 +94,24 @@ export {
   submissionLeafData,
   treeRoot,
 } from "./merkle.ts";
+export {
+  checkpointBody,
+  checkpointNote,
+  isNoteName,
+  noteKeyId,
+  noteVerifierKey,
+  openCheckpointNote,
+  signCheckpointNote,
+  verifyNoteSignature,
+} from "./note.ts";
+export {
+  entriesAt,
+  inclusionProof,
+  rangeHash,
+  type Tile,
+  TILE_WIDTH,
+  TileLog,
+  tilePath,
+  verifyInclusion,
+} from "./tiles.ts";
 export { base64, base64url, fromBase64url, fromHex, hex, sha256, sha256Digest } from "../bytes.ts";
