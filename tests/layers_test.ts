@@ -74,7 +74,10 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     ...["signing", "store", "tree_heads.ts", "types.ts"],
   ],
   "beacon.ts": ["middleware", "open.ts", "options.ts", "types.ts"],
-  start: ["beacon.ts", "bytes.ts", "defaults.ts", "limits", "signing", "store", "types.ts"],
+  start: [
+    ...["beacon.ts", "bytes.ts", "defaults.ts", "limits", "signing", "store", "timers.ts"],
+    "types.ts",
+  ],
   adapter: ["defaults.ts", "http", "log", "middleware", "start", "store", "types.ts"],
   cli: ["a2a", "defaults.ts", "message", "native", "routes.ts", "signing", "start", "store"],
 };

@@ -37,6 +37,7 @@ import { parseRateLimit } from "../limits/rate.ts";
 import { parseSigningKey } from "../signing/key.ts";
 import type { DatabaseConfig } from "../store/client.ts";
 import { BAD_PORTS } from "./bad_ports.ts";
+import { type ErrorLogger, errorLogger } from "./error_log.ts";
 
 /** Every variable the Beacon reads (entries grant access to exactly these). */
 export const ENVIRONMENT_VARIABLES = [
@@ -408,34 +409,26 @@ export function publicUrlFact(config: ServerConfig): string {
     "unset: documents and receipts name each request's Host, and the agent card is unsigned";
 }
 
-/**
- * The log line of an unexpected error: its name, and the row it names when it is about one
- * (`seq`, a number of the Beacon's own: the tree heads' `TreeHeadWithheld` and
- * `TreeHeadIgnored`), never its message.
- */
-function errorEvent(error: unknown): Record<string, unknown> {
-  const event: Record<string, unknown> = {
-    event: "error",
-    name: (error as Error)?.name ?? "unknown",
-  };
-  const seq = (error as { seq?: unknown })?.seq;
-  if (Number.isSafeInteger(seq)) event.seq = seq;
-  return event;
-}
+/** Each server Beacon's error log, so its shutdown writes the counts not yet written. */
+const errorLogs = new WeakMap<Beacon, ErrorLogger>();
 
 /**
  * Creates the Beacon a server entry runs: the configured options, one JSON log line per request on
- * stdout when logging is on, and unexpected errors reported by name only on stderr (never their
- * message, which may quote data). It prints nothing itself: the first line of a start is the
- * `listening` event, or the one line of a refusal.
+ * stdout when logging is on, and unexpected errors on stderr with a time, a cause in fixed words
+ * and a count (src/start/error_log.ts; never their message, which may quote data). It prints
+ * nothing itself: the first line of a start is the `listening` event, or the one line of a
+ * refusal.
  */
 export function beaconForServer(config: ServerConfig, extra: BeaconOptions = {}): Beacon {
-  return createBeacon({
+  const errors = errorLogger((line) => console.error(JSON.stringify(line)));
+  const beacon = createBeacon({
     ...config.options,
     log: config.logRequests ? (entry) => console.log(JSON.stringify(entry)) : undefined,
-    onError: (error) => console.error(JSON.stringify(errorEvent(error))),
+    onError: (error) => errors.report(error),
     ...extra,
   });
+  errorLogs.set(beacon, errors);
+  return beacon;
 }
 
 /**
@@ -445,6 +438,7 @@ export function beaconForServer(config: ServerConfig, extra: BeaconOptions = {})
  */
 export async function closeAndReport(beacon: Beacon): Promise<void> {
   await beacon.close();
+  errorLogs.get(beacon)?.flush();
   const { commits, writes } = beacon.counters();
   console.log(JSON.stringify({ event: "shutdown", commits, submissions: writes }));
 }

@@ -60,6 +60,11 @@ const CAUSES: readonly Cause[] = [
     text: /timed out|deadline|timeout/i,
   },
   {
+    words: "out of file descriptors (EMFILE/ENFILE: raise the limit, or cap connections in front)",
+    codes: ["EMFILE", "ENFILE"],
+    text: /too many open files/i,
+  },
+  {
     words: "permission denied",
     codes: ["EACCES", "EPERM", "PermissionDenied"],
     text: /permission denied|access denied|requires (read|write|ffi|net) access/i,
@@ -101,7 +106,9 @@ const CAUSES: readonly Cause[] = [
     text: /database is locked|SQLITE_BUSY/i,
   },
   {
-    words: "the database file cannot be opened",
+    // libSQL's own open failure ends in SQLite's code: "Unable to open connection …: 14".
+    words: "the database file cannot be opened (out of file descriptors, no permission, or " +
+      "the folder is gone)",
     codes: ["SQLITE_CANTOPEN"],
     text: /unable to open|cannot open/i,
   },
