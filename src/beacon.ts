@@ -7,7 +7,9 @@
  *
  * @module
  */
+import { probeResponse, type Unready } from "./http/probe.ts";
 import { createDoor } from "./middleware/door.ts";
+import { HEALTH_PATH, READY_PATH } from "./routes.ts";
 import { openBeacon, type OpenedBeacon } from "./open.ts";
 import { resolveOptions } from "./options.ts";
 import type { Beacon, BeaconOptions, ConnectionInfo } from "./types.ts";
@@ -71,9 +73,35 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
     return opening;
   };
 
+  /**
+   * The probes' answers while the Beacon cannot serve (src/http/probe.ts): the process lives, and
+   * `unready` says why it is not ready. Undefined for any other request.
+   */
+  const probe = (request: Request, startedAt: number, unready: Unready) => {
+    if (request.method !== "GET" && request.method !== "HEAD") return undefined;
+    const path = URL.canParse(request.url) ? new URL(request.url).pathname : "";
+    if (path !== HEALTH_PATH && path !== READY_PATH) return undefined;
+    const answer = probeResponse(
+      path === HEALTH_PATH ? "ok" : "ready",
+      path === HEALTH_PATH ? undefined : unready,
+    );
+    const response = request.method === "HEAD" ? new Response(null, answer) : answer;
+    const route = path === HEALTH_PATH ? "healthz" : "readyz";
+    return door.leave(request, startedAt, { route }, response);
+  };
+
   const openAndHandle = async (request: Request, info: ConnectionInfo) => {
     const startedAt = now();
-    if (closed) return refuseUnavailable(request, startedAt);
+    if (closed) return probe(request, startedAt, "closed") ?? refuseUnavailable(request, startedAt);
+    if (opened === undefined) {
+      // A probe does not wait for the database; it starts an open, so a Beacon that only a
+      // load balancer talks to still comes up.
+      const answer = probe(request, startedAt, "database");
+      if (answer !== undefined) {
+        open().catch(() => {});
+        return answer;
+      }
+    }
     let beacon;
     try {
       beacon = await open();
@@ -82,7 +110,9 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       return refuseUnavailable(request, startedAt);
     }
     // A database file removed or replaced under us: nothing more may be acknowledged.
-    if (beacon.guard?.tripped !== undefined) return refuseUnavailable(request, startedAt);
+    if (beacon.guard?.tripped !== undefined) {
+      return probe(request, startedAt, "guard") ?? refuseUnavailable(request, startedAt);
+    }
     return beacon.handle(request, info?.remoteAddress ?? undefined, info?.scheme);
   };
 

@@ -8,7 +8,8 @@
  *    answers made outside the chain too,
  * 2. the error boundary (total error mapping),
  * 3. source identification,
- * 4. routing: 404 / 405 / preflight, before any limit is spent or body read;
+ * 4. routing: 404 / 405 / preflight, before any limit is spent or body read (the probes,
+ *    `/healthz` and `/readyz`, spend nothing at all);
  *    then per route: rate limit → body limit → the protocol handler. Submissions spend the
  *    submission budget, receipt reads (native status, every A2A request) the status budget;
  *    A2A `SendMessage` spends the submission budget too, once its method is known.
@@ -37,13 +38,16 @@ import {
   CONSISTENCY_PATH,
   DISCOVERY_PATH,
   DOCS_PATH,
+  HEALTH_PATH,
   HOME_PATH,
   JWKS_PATH,
+  READY_PATH,
   SCHEMA_PATH,
   STATUS_PATH,
   SUBMIT_PATH,
   TREE_HEAD_PATH,
 } from "./routes.ts";
+import { probeResponse, type Readiness } from "./http/probe.ts";
 import { submitHandler } from "./native/submit.ts";
 import { statusHandler } from "./native/status.ts";
 import { consistencyHandler, treeHeadHandler } from "./native/tree_head.ts";
@@ -77,10 +81,15 @@ export interface HandlerDependencies {
   readonly treeHead: () => Promise<SignedTreeHead | undefined>;
   /** Consistency proofs between tree sizes (`TreeHeadSigner.consistency`). */
   readonly consistency: (first: number, second: number) => Promise<ConsistencyProof | undefined>;
+  /** Whether this instance can accept a submission now (`GET /readyz`). */
+  readonly readiness: Readiness;
   /** The one way out: hardening headers and the request log line. */
   readonly door: Door;
   readonly onError?: (error: unknown) => void;
 }
+
+/** An answer made at once. */
+const answer = (response: Response) => Promise.resolve(response);
 
 /** Runs `middleware` in front of `handler` for one route method. */
 function chain(middleware: readonly Middleware[], handler: RouteHandler): RouteHandler {
@@ -150,6 +159,13 @@ function routeTable(parts: HandlerDependencies): Route[] {
       name: "native.consistency",
       path: CONSISTENCY_PATH,
       methods: { GET: chain([statusLimited], consistencyHandler(parts.consistency)) },
+    },
+    // Probes spend no budget: a balancer polls them every second.
+    { name: "healthz", path: HEALTH_PATH, methods: { GET: () => answer(probeResponse("ok")) } },
+    {
+      name: "readyz",
+      path: READY_PATH,
+      methods: { GET: async () => probeResponse("ready", await parts.readiness()) },
     },
     // Some clients append a slash to the card's interface URL; both spellings are the endpoint.
     { name: "a2a", path: A2A_PATH, methods: { POST: a2a } },

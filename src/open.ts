@@ -10,6 +10,7 @@
  */
 import { originDocuments } from "./documents.ts";
 import { buildHandler } from "./handler.ts";
+import { READINESS_DEADLINE_MS, readinessProbe } from "./http/probe.ts";
 import { Intake } from "./intake/accept.ts";
 import { SourceHasher } from "./intake/source_hash.ts";
 import type { SharedLimiterParts } from "./limits/select.ts";
@@ -18,6 +19,7 @@ import { discoveryDocument } from "./native/discovery.ts";
 import type { ResolvedOptions } from "./options.ts";
 import { loadSigningKey, type SigningKey, signReceipts } from "./signing/mod.ts";
 import { Database } from "./store/database.ts";
+import { MIGRATIONS } from "./store/migrations.ts";
 import { type FileGuard, guardFile } from "./store/file_guard.ts";
 import { type ReceiptSigner, SubmissionStore } from "./store/store.ts";
 import { scheduleTreeHeads, type TreeHeadSchedule, TreeHeadSigner } from "./tree_heads.ts";
@@ -152,6 +154,13 @@ export async function openBeacon(
     documents: servedDocuments(options, started, signingKey),
     treeHead: () => treeHeadSigner.latest(),
     consistency: (first, second) => treeHeadSigner.consistency(first, second),
+    readiness: readinessProbe({
+      schemaVersion: () => database.schemaVersion(),
+      // The version this build migrates to: a database a newer release migrated is not current.
+      expectedSchema: Math.max(...MIGRATIONS.map((migration) => migration.version)),
+      guardTripped: () => guard?.tripped !== undefined,
+      deadlineMs: Math.min(READINESS_DEADLINE_MS, database.timeoutMs),
+    }),
     door,
     onError,
   });

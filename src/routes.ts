@@ -25,5 +25,8 @@ export const CARD_PATH = "/.well-known/agent-card.json";
 export const A2A_PATH = "/a2a/v1";
 /** The JWKS (RFC 7517 §5) that holds the Beacon's public signing key. */
 export const JWKS_PATH = "/.well-known/jwks.json";
+/** Liveness and readiness for load balancers and supervisors (src/http/probe.ts). */
+export const HEALTH_PATH = "/healthz";
+export const READY_PATH = "/readyz";
 /** Prefix of the served specifications (`/docs/protocol-0.1.md`, `/docs/a2a.md`). */
 export const DOCS_PATH = "/docs/";

@@ -70,10 +70,11 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   ],
   "options.ts": ["defaults.ts", "limits", "types.ts"],
   "open.ts": [
-    ...["documents.ts", "handler.ts", "intake", "limits", "middleware", "native", "options.ts"],
+    ...["documents.ts", "handler.ts", "http", "intake", "limits", "middleware", "native"],
+    "options.ts",
     ...["signing", "store", "tree_heads.ts", "types.ts"],
   ],
-  "beacon.ts": ["middleware", "open.ts", "options.ts", "types.ts"],
+  "beacon.ts": ["http", "middleware", "open.ts", "options.ts", "routes.ts", "types.ts"],
   start: [
     ...["beacon.ts", "bytes.ts", "defaults.ts", "limits", "signing", "store", "timers.ts"],
     "types.ts",
