@@ -9,7 +9,9 @@
  */
 import { probeResponse, type Unready } from "./http/probe.ts";
 import { createDoor } from "./middleware/door.ts";
-import { HEALTH_PATH, READY_PATH } from "./routes.ts";
+import { A2A_PATH, HEALTH_PATH, READY_PATH } from "./routes.ts";
+import { FAILURES } from "./a2a/errors.ts";
+import { jsonRpcUnavailable } from "./a2a/transport.ts";
 import { openBeacon, type OpenedBeacon } from "./open.ts";
 import { resolveOptions } from "./options.ts";
 import type { Beacon, BeaconOptions, ConnectionInfo } from "./types.ts";
@@ -17,6 +19,17 @@ import type { Beacon, BeaconOptions, ConnectionInfo } from "./types.ts";
 export type { Beacon, BeaconOptions, ConnectionInfo, StartFacts } from "./types.ts";
 
 let warnedNoClientAddress = false;
+
+/** The path of a request URL, or "" when it does not parse. */
+function pathOf(url: string): string {
+  return URL.canParse(url) ? new URL(url).pathname : "";
+}
+
+/** Whether `url` names the A2A endpoint (either spelling). */
+function isA2A(url: string): boolean {
+  const path = pathOf(url);
+  return path === A2A_PATH || path === A2A_PATH + "/";
+}
 
 /** Says once per process that a caller gave `fetch` no client address: every client shares a bucket. */
 function warnNoClientAddress(): void {
@@ -57,6 +70,11 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   const door = createDoor(resolved.log, now);
   const refuseUnavailable = (request: Request, startedAt = now()) => {
     request.body?.cancel().catch(() => {});
+    // An A2A client gets JSON-RPC in every outage, this one included.
+    if (request.method === "POST" && isA2A(request.url)) {
+      const log = { route: "a2a", code: FAILURES.unavailable.code, outcome: "failed" as const };
+      return door.leave(request, startedAt, log, jsonRpcUnavailable());
+    }
     return door.turnAway(request, startedAt, "unavailable");
   };
   const started = new Date(now()); // the `Last-Modified` of every served document
@@ -79,7 +97,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
    */
   const probe = (request: Request, startedAt: number, unready: Unready) => {
     if (request.method !== "GET" && request.method !== "HEAD") return undefined;
-    const path = URL.canParse(request.url) ? new URL(request.url).pathname : "";
+    const path = pathOf(request.url);
     if (path !== HEALTH_PATH && path !== READY_PATH) return undefined;
     const answer = probeResponse(
       path === HEALTH_PATH ? "ok" : "ready",

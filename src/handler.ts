@@ -53,6 +53,7 @@ import { statusHandler } from "./native/status.ts";
 import { consistencyHandler, treeHeadHandler } from "./native/tree_head.ts";
 import type { ConsistencyProof, SignedTreeHead } from "./tree_heads.ts";
 import { a2aHandler } from "./a2a/endpoint.ts";
+import { jsonRpcRateRefusal, jsonRpcTransportFailures } from "./a2a/transport.ts";
 import { SERVED_DOC_FILES, type ServedDoc } from "./native/docs.ts";
 import { homeHandler } from "./native/home.ts";
 
@@ -125,7 +126,11 @@ function routeTable(parts: HandlerDependencies): Route[] {
   });
   const submit = submitHandler({ intake: parts.intake, origin: parts.origin });
   const a2a = chain(
-    [statusLimited, bounded],
+    [
+      jsonRpcTransportFailures(parts.onError),
+      rateLimit(parts.statusLimiter, "status", jsonRpcRateRefusal(null)),
+      bounded,
+    ],
     a2aHandler({
       intake: parts.intake,
       origin: parts.origin,

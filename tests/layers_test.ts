@@ -74,7 +74,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "options.ts",
     ...["signing", "store", "tree_heads.ts", "types.ts"],
   ],
-  "beacon.ts": ["http", "middleware", "open.ts", "options.ts", "routes.ts", "types.ts"],
+  "beacon.ts": ["a2a", "http", "middleware", "open.ts", "options.ts", "routes.ts", "types.ts"],
   start: [
     ...["beacon.ts", "bytes.ts", "defaults.ts", "limits", "signing", "store", "timers.ts"],
     "types.ts",

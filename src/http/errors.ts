@@ -74,6 +74,8 @@ export interface ErrorDetails {
   readonly offset?: number;
   /** `rate_limited`: which per-source budget was exhausted. */
   readonly budget?: "submissions" | "status";
+  /** `rate_limited`: whole seconds to wait, the same number as the `Retry-After` header. */
+  readonly retryAfterSeconds?: number;
   /** `outcome_unknown`: the receipt id the submission has if it was stored. */
   readonly id?: string;
   /** `outcome_unknown`: its status URL (404 until it is stored, 200 once it is). */
