@@ -9,7 +9,11 @@
  */
 import { probeResponse, type Unready } from "./http/probe.ts";
 import { createDoor } from "./middleware/door.ts";
-import { A2A_PATH, HEALTH_PATH, READY_PATH } from "./routes.ts";
+import { A2A_PATH, HEALTH_PATH, METRICS_PATH, READY_PATH } from "./routes.ts";
+import type { Context } from "./http/context.ts";
+import type { RequestLogEntry } from "./log/request_log.ts";
+import { BeaconMetrics } from "./metrics/beacon_metrics.ts";
+import { metricsHandler } from "./metrics/endpoint.ts";
 import { FAILURES } from "./a2a/errors.ts";
 import { jsonRpcUnavailable } from "./a2a/transport.ts";
 import { openBeacon, type OpenedBeacon } from "./open.ts";
@@ -65,7 +69,23 @@ function warnNoClientAddress(): void {
  * ```
  */
 export function createBeacon(options: BeaconOptions = {}): Beacon {
-  const resolved = resolveOptions(options);
+  const given = resolveOptions(options);
+  // Metrics, when the operator turned them on, hear every answer (through the door's log hook)
+  // and every reported error (onError) beside the operator's own hooks.
+  const metrics = given.metricsToken === undefined
+    ? undefined
+    : new BeaconMetrics(() => opened?.guard?.state);
+  const resolved = metrics === undefined ? given : {
+    ...given,
+    log: (entry: RequestLogEntry) => {
+      metrics.answered(entry);
+      given.log?.(entry);
+    },
+    onError: (error: unknown) => {
+      metrics.error(error);
+      given.onError?.(error);
+    },
+  };
   const { now, onError } = resolved;
   const door = createDoor(resolved.log, now);
   const refuseUnavailable = (request: Request, startedAt = now()) => {
@@ -84,20 +104,44 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   /** The opened Beacon, once there is one (an open that succeeded is never repeated). */
   let opened: OpenedBeacon | undefined;
   const open = () => {
-    opening ??= openBeacon(resolved, door, started).then((beacon) => opened = beacon);
+    opening ??= openBeacon(resolved, door, started, metrics).then((beacon) => opened = beacon);
     opening.catch(() => {
       opening = undefined; // the next request tries again, so the Beacon recovers on its own
     });
     return opening;
   };
 
+  const serveMetrics = metrics === undefined || given.metricsToken === undefined
+    ? undefined
+    : metricsHandler(given.metricsToken, () => metrics.registry.render());
+
   /**
-   * The probes' answers while the Beacon cannot serve (src/http/probe.ts): the process lives, and
-   * `unready` says why it is not ready. Undefined for any other request.
+   * The operator's answers while the Beacon cannot serve: the probes (src/http/probe.ts; the
+   * process lives, and `unready` says why it is not ready) and the metrics, which matter most
+   * in an outage. Undefined for any other request.
    */
-  const probe = (request: Request, startedAt: number, unready: Unready) => {
+  const probe = (
+    request: Request,
+    startedAt: number,
+    unready: Unready,
+  ): Response | Promise<Response> | undefined => {
     if (request.method !== "GET" && request.method !== "HEAD") return undefined;
     const path = pathOf(request.url);
+    if (path === METRICS_PATH && serveMetrics !== undefined) {
+      const context: Context = {
+        request,
+        url: new URL(request.url),
+        remoteAddress: undefined,
+        startedAt,
+        source: "unknown",
+        params: {},
+        body: undefined,
+        log: { route: "metrics" },
+      };
+      return serveMetrics(context).then((response) =>
+        door.leave(request, startedAt, context.log, response)
+      );
+    }
     if (path !== HEALTH_PATH && path !== READY_PATH) return undefined;
     const answer = probeResponse(
       path === HEALTH_PATH ? "ok" : "ready",

@@ -41,6 +41,7 @@ import {
   HEALTH_PATH,
   HOME_PATH,
   JWKS_PATH,
+  METRICS_PATH,
   READY_PATH,
   SCHEMA_PATH,
   STATUS_PATH,
@@ -48,6 +49,7 @@ import {
   TREE_HEAD_PATH,
 } from "./routes.ts";
 import { probeResponse, type Readiness } from "./http/probe.ts";
+import { metricsHandler } from "./metrics/endpoint.ts";
 import { submitHandler } from "./native/submit.ts";
 import { statusHandler } from "./native/status.ts";
 import { consistencyHandler, treeHeadHandler } from "./native/tree_head.ts";
@@ -84,6 +86,8 @@ export interface HandlerDependencies {
   readonly consistency: (first: number, second: number) => Promise<ConsistencyProof | undefined>;
   /** Whether this instance can accept a submission now (`GET /readyz`). */
   readonly readiness: Readiness;
+  /** `GET /metrics` (its token and the page), when the operator turned metrics on. */
+  readonly metrics?: { readonly token: string; render(): string };
   /** The one way out: hardening headers and the request log line. */
   readonly door: Door;
   readonly onError?: (error: unknown) => void;
@@ -172,6 +176,11 @@ function routeTable(parts: HandlerDependencies): Route[] {
       path: READY_PATH,
       methods: { GET: async () => probeResponse("ready", await parts.readiness()) },
     },
+    ...(parts.metrics === undefined ? [] : [{
+      name: "metrics",
+      path: METRICS_PATH,
+      methods: { GET: metricsHandler(parts.metrics.token, parts.metrics.render) },
+    }]),
     // Some clients append a slash to the card's interface URL; both spellings are the endpoint.
     { name: "a2a", path: A2A_PATH, methods: { POST: a2a } },
     { name: "a2a", path: A2A_PATH + "/", methods: { POST: a2a } },

@@ -20,6 +20,7 @@ import type { ResolvedOptions } from "./options.ts";
 import { loadSigningKey, type SigningKey, signReceipts } from "./signing/mod.ts";
 import { Database } from "./store/database.ts";
 import { MIGRATIONS } from "./store/migrations.ts";
+import type { BeaconMetrics } from "./metrics/beacon_metrics.ts";
 import { type FileGuard, guardFile } from "./store/file_guard.ts";
 import { type ReceiptSigner, SubmissionStore } from "./store/store.ts";
 import { scheduleTreeHeads, type TreeHeadSchedule, TreeHeadSigner } from "./tree_heads.ts";
@@ -106,6 +107,7 @@ export async function openBeacon(
   options: ResolvedOptions,
   door: Door,
   started: Date,
+  metrics?: BeaconMetrics,
 ): Promise<OpenedBeacon> {
   const { now, onError, checkpointIntervalMs: interval } = options;
   // The database first, then the secrets from it, then the store with its receipt signer:
@@ -121,6 +123,12 @@ export async function openBeacon(
   });
   const store = new SubmissionStore(database, {
     signReceipts: signer,
+    ...(metrics === undefined ? {} : {
+      observer: {
+        committed: (rows: number, seconds: number) => metrics.committed(rows, seconds),
+        outcomeUnknown: () => metrics.outcomeUnknown.inc(),
+      },
+    }),
     // Only while heads are signed: the signer consumes what it is told.
     ...(interval === "off" ? {} : {
       onCommitted: (seqs, receipts) => treeHeadSigner.committed(seqs, receipts),
@@ -160,6 +168,9 @@ export async function openBeacon(
       expectedSchema: Math.max(...MIGRATIONS.map((migration) => migration.version)),
       guardTripped: () => guard?.tripped !== undefined,
       deadlineMs: Math.min(READINESS_DEADLINE_MS, database.timeoutMs),
+    }),
+    ...(metrics === undefined || options.metricsToken === undefined ? {} : {
+      metrics: { token: options.metricsToken, render: () => metrics.registry.render() },
     }),
     door,
     onError,

@@ -28,5 +28,7 @@ export const JWKS_PATH = "/.well-known/jwks.json";
 /** Liveness and readiness for load balancers and supervisors (src/http/probe.ts). */
 export const HEALTH_PATH = "/healthz";
 export const READY_PATH = "/readyz";
+/** Prometheus metrics, behind the operator's bearer token (src/metrics/endpoint.ts). */
+export const METRICS_PATH = "/metrics";
 /** Prefix of the served specifications (`/docs/protocol-0.1.md`, `/docs/a2a.md`). */
 export const DOCS_PATH = "/docs/";

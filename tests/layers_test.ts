@@ -36,6 +36,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   http: ["bytes.ts", "errors.ts"],
   log: ["http"],
   limits: ["errors.ts", "http"],
+  metrics: ["http"],
   intake: ["bytes.ts", "errors.ts", "ids.ts", "message", "signing", "store"],
   native: [
     "errors.ts",
@@ -63,6 +64,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "http",
     "intake",
     "limits",
+    "metrics",
     "middleware",
     "native",
     "routes.ts",
@@ -70,11 +72,15 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   ],
   "options.ts": ["defaults.ts", "limits", "types.ts"],
   "open.ts": [
-    ...["documents.ts", "handler.ts", "http", "intake", "limits", "middleware", "native"],
+    ...["documents.ts", "handler.ts", "http", "intake", "limits", "metrics", "middleware"],
+    "native",
     "options.ts",
     ...["signing", "store", "tree_heads.ts", "types.ts"],
   ],
-  "beacon.ts": ["a2a", "http", "middleware", "open.ts", "options.ts", "routes.ts", "types.ts"],
+  "beacon.ts": [
+    ...["a2a", "http", "log", "metrics", "middleware", "open.ts", "options.ts", "routes.ts"],
+    "types.ts",
+  ],
   start: [
     ...["beacon.ts", "bytes.ts", "defaults.ts", "limits", "signing", "store", "timers.ts"],
     "types.ts",

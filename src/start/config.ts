@@ -23,6 +23,7 @@
  * | `BEACON_WRITER_THREAD` | `on`: commit an embedded database on a Web Worker thread | `off` |
  * | `BEACON_WAL_LIMIT` | embedded database: the largest the write-ahead log grows, `512KiB` to `4GiB` (units `KiB`, `MiB`, `GiB`) | `80MiB` |
  * | `BEACON_LOG` | `on` (one JSON line per request) or `off` | `on` |
+ * | `BEACON_METRICS_TOKEN` | bearer token for `GET /metrics` (16 to 512 characters of `A-Z a-z 0-9 - . _ ~ + /`); unset: no `/metrics` | unset |
  *
  * @module
  */
@@ -59,6 +60,7 @@ export const ENVIRONMENT_VARIABLES = [
   "BEACON_DATABASE_TIMEOUT_MS",
   "BEACON_BODY_TIMEOUT_MS",
   "BEACON_WAL_LIMIT",
+  "BEACON_METRICS_TOKEN",
 ] as const;
 
 /** The URL forms `BEACON_DATABASE_URL` accepts, as the refusal names them. */
@@ -379,6 +381,23 @@ function signingConfig(get: Read): BeaconOptions {
 }
 
 /**
+ * `BEACON_METRICS_TOKEN`: an RFC 6750 bearer token (token68 characters, so it travels in an
+ * `Authorization` header as written), long enough not to be guessed. A space, a newline or any
+ * other character would never match what a scraper sends, so it is refused, never trimmed.
+ */
+function metricsConfig(get: Read): BeaconOptions {
+  const token = get("BEACON_METRICS_TOKEN");
+  if (token === undefined) return {};
+  if (!/^[A-Za-z0-9._~+/-]{16,512}=*$/.test(token)) {
+    throw new StartupError(
+      "Cannot start: BEACON_METRICS_TOKEN must be 16 to 512 characters of A-Z a-z 0-9 - . _ ~ " +
+        "+ / (a bearer token; generate one with: openssl rand -hex 32); the value is not shown",
+    );
+  }
+  return { metricsToken: token };
+}
+
+/**
  * Resolves the configuration from `read(name)`, group by group. Throws a
  * {@linkcode StartupError} whose message names the variable and the accepted values.
  */
@@ -394,6 +413,7 @@ export function configFromEnvironment(read: Read): ServerConfig {
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...limitsConfig(get),
     ...signingConfig(get),
+    ...metricsConfig(get),
   };
   return { ...listener, options };
 }

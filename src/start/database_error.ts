@@ -112,6 +112,12 @@ const CAUSES: readonly Cause[] = [
     codes: ["SQLITE_CANTOPEN"],
     text: /unable to open|cannot open/i,
   },
+  {
+    // Last: a reset or a refusal on the same chain says more.
+    words: "no answer to a commit that was sent (its deadline passed, or the connection broke " +
+      "after it left): its outcome is unknown",
+    codes: ["IndeterminateError"],
+  },
 ];
 
 /** The errors along `error`'s `cause` chain (at most 8, for a cycle). */

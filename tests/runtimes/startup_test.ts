@@ -158,6 +158,14 @@ const CASES: Case[] = [
     env: { BEACON_WAL_LIMIT: limit },
     expect: /^Cannot start: BEACON_WAL_LIMIT must be a size from 512KiB to 4GiB like "4MiB"/,
   })),
+  // A token with a newline or a space would never match what a scraper sends; a short one can
+  // be guessed. Refused, never trimmed, and never shown.
+  ...["metrics-token-0123456789\n", " metrics-token-0123456789", "short"].map((token): Case => ({
+    env: { BEACON_METRICS_TOKEN: token },
+    expect:
+      /^Cannot start: BEACON_METRICS_TOKEN must be 16 to 512 characters of .*the value is not shown$/,
+    secret: token.trim(),
+  })),
 ];
 
 for (const entry of ENTRIES) {
