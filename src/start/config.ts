@@ -101,6 +101,8 @@ function rateLimitVariable(
   if (text === undefined) return undefined;
   try {
     if (text !== text.toLowerCase()) throw new Error("upper case");
+    // Spaces (NBSP included) are refused, never trimmed, as in every other variable.
+    if (/\s/.test(text)) throw new Error("space");
     return parseRateLimit(text) ?? "off";
   } catch {
     throw new StartupError(
@@ -151,12 +153,43 @@ function checkRemoteDatabaseUrl(url: string): void {
         "token in BEACON_DATABASE_AUTH_TOKEN (the URL itself is not shown)",
     );
   }
+  checkDatabaseUrlParameters(url, parsed);
   if (parsed.port !== "" && BAD_PORTS.has(Number(parsed.port))) {
     throw new StartupError(
       `Cannot start: BEACON_DATABASE_URL names port ${parsed.port}, which fetch never connects ` +
         "to (a bad port of the Fetch standard, https://fetch.spec.whatwg.org/#bad-port); use " +
         "the database server's real port (sqld's default is 8080)",
     );
+  }
+}
+
+/**
+ * The query of a remote database URL, as `@libsql/client` reads it: only `tls` (`0` or `1`) and
+ * `authToken`, each once; no fragment. Anything else would fail at every connection attempt
+ * ("unrecognised error") while the server answers 503, so it stops the start instead. A
+ * parameter's name is quoted only when it looks like a name; no value is ever quoted.
+ */
+function checkDatabaseUrlParameters(url: string, parsed: URL): void {
+  const refuse = (what: string) => {
+    throw new StartupError(
+      `Cannot start: BEACON_DATABASE_URL ${what} (the URL itself is not shown: it may carry a ` +
+        "credential)",
+    );
+  };
+  if (url.includes("#")) refuse("must not have a fragment (#…)");
+  const seen = new Set<string>();
+  for (const [name] of parsed.searchParams) {
+    const shown = /^[A-Za-z_][A-Za-z0-9_]{0,30}$/.test(name) ? `"${name}"` : "a parameter";
+    if (name !== "tls" && name !== "authToken") {
+      refuse(`has ${shown}, which the database client does not know: only tls=0|1 and authToken`);
+    }
+    if (seen.has(name)) refuse(`names ${shown} twice`);
+    seen.add(name);
+  }
+  const tls = parsed.searchParams.get("tls");
+  if (tls !== null && tls !== "0" && tls !== "1") refuse('has tls set to neither "0" nor "1"');
+  if (url.startsWith("libsql:") && tls === "0" && parsed.port === "") {
+    refuse("with tls=0 must name the port (libsql://host:8080?tls=0)");
   }
 }
 
@@ -230,6 +263,14 @@ function checkpointIntervalMs(text: string): number | "off" {
  * origin and path are used), so they are refused rather than trimmed without a word.
  */
 function publicUrlVariable(text: string): string {
+  // The URL parser drops tabs and newlines inside a URL without a word (WHATWG URL, "basic URL
+  // parser"): the published URLs would differ from what was set.
+  // deno-lint-ignore no-control-regex -- control characters are exactly what is refused
+  if (/[\s\u0000-\u001f\u007f]/.test(text)) {
+    throw new StartupError(
+      "Cannot start: BEACON_PUBLIC_URL must not contain a space, tab, newline or control character",
+    );
+  }
   if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
     throw new StartupError("Cannot start: BEACON_PUBLIC_URL must be an http(s) URL");
   }
@@ -283,7 +324,24 @@ function databaseConfig(get: Read): DatabaseConfig {
         `"${DEFAULT_DATABASE_URL}"`,
     );
   }
+  if (url.startsWith("file:") && /[?#]/.test(url)) {
+    // The embedded client reads the path only: `?mode=ro` or `?cache=…` would be dropped without
+    // a word while the operator believes it applies.
+    throw new StartupError(
+      "Cannot start: BEACON_DATABASE_URL takes no parameters after a file: path (such as " +
+        "?mode=…): the Beacon opens the file read-write with its own settings; give the path only",
+    );
+  }
   checkRemoteDatabaseUrl(url);
+  const authToken = get("BEACON_DATABASE_AUTH_TOKEN");
+  if (authToken !== undefined && !/^[\x21-\x7e]+$/.test(authToken)) {
+    // An HTTP header value cannot carry a newline, and a space or an invisible character is a
+    // copy-paste accident that would fail at every connection.
+    throw new StartupError(
+      "Cannot start: BEACON_DATABASE_AUTH_TOKEN must be printable ASCII with no space, tab or " +
+        "newline (a JWT); the token itself is not shown",
+    );
+  }
   const writerThread = oneOf(
     "BEACON_WRITER_THREAD",
     get("BEACON_WRITER_THREAD") ?? "off",
@@ -297,7 +355,7 @@ function databaseConfig(get: Read): DatabaseConfig {
   return {
     url,
     ...(walLimit === undefined ? {} : { walLimitBytes: walLimitBytes(walLimit) }),
-    authToken: get("BEACON_DATABASE_AUTH_TOKEN"),
+    authToken,
     ...(writerThread === "on" ? { writerThread: true } : {}),
     ...(timeout === undefined
       ? {}
