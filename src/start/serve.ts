@@ -96,6 +96,7 @@ const OPEN_RETRY_MAX_MS = 30_000;
  */
 export async function keepOpening(beacon: Beacon, stopped: () => boolean): Promise<void> {
   let delay = OPEN_RETRY_FIRST_MS;
+  let failures = 0;
   while (!stopped()) {
     try {
       const facts = await beacon.ready();
@@ -119,6 +120,8 @@ export async function keepOpening(beacon: Beacon, stopped: () => boolean): Promi
         state: "unavailable",
         error: (error as Error)?.name ?? "unknown",
         cause: describeDatabaseError(error),
+        time: new Date().toISOString(),
+        failures: ++failures, // attempts failed in a row, this one included
         retryInMs: delay,
       });
       await new Promise((resolve) => setTimeout(resolve, delay));
@@ -146,6 +149,8 @@ export function acceptErrorLogger(runtime: string): (error: unknown) => void {
       event: "accept-error",
       runtime,
       code: (error as { code?: unknown })?.code ?? (error as Error)?.name ?? "unknown",
+      cause: describeDatabaseError(error),
+      time: new Date(now).toISOString(),
       suppressed: unlogged,
     });
     unlogged = 0;

@@ -7,7 +7,7 @@
  * submissions are answered 202 again, and no overwrite (nor any other file change) is reported:
  * a check that could not run is not evidence (src/store/file_guard.ts).
  */
-import { assert, assertStrictEquals } from "../support/assert.ts";
+import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
 import { startRuntime } from "../../scripts/runtimes.ts";
 
@@ -125,9 +125,22 @@ async function exhaust(server: Server, runtime: string, pid: number): Promise<vo
   }
 }
 
-async function recoversFromExhaustion(server: Server, runtime: string, pid: number): Promise<void> {
+async function recoversFromExhaustion(
+  server: Server & { lines: Record<string, unknown>[] },
+  runtime: string,
+  pid: number,
+): Promise<void> {
   assertStrictEquals(await submit(server.url, "before"), 202, `${runtime} accepts at first`);
   await exhaust(server, runtime, pid);
+  // Where the entry sees accept errors (Deno's accept loop ends on EMFILE), the line says when
+  // and why.
+  for (const line of server.lines.filter((line) => line.event === "accept-error")) {
+    assert(!Number.isNaN(Date.parse(String(line.time))), JSON.stringify(line));
+    assertMatch(String(line.cause), /^out of file descriptors/);
+  }
+  if (runtime === "deno") {
+    assert(server.lines.some((line) => line.event === "accept-error"), "deno logs accept errors");
+  }
   let statuses: number[] = [];
   await until(`${runtime} accepts again`, async () => {
     statuses = [await submit(server.url, "after 1"), await submit(server.url, "after 2")];
