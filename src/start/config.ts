@@ -84,6 +84,8 @@ export interface ServerConfig {
   readonly hostname: string;
   readonly logRequests: boolean;
   readonly options: BeaconOptions;
+  /** Variables that were set and do nothing in this configuration (named once at start). */
+  readonly ignored?: readonly string[];
 }
 
 /** Reads a variable; an empty value is unset. */
@@ -465,6 +467,10 @@ export function configFromEnvironment(read: Read): ServerConfig {
     return value === undefined || value === "" ? undefined : value;
   };
   const database = databaseConfig(get);
+  // Only an embedded file has a WAL to bound or commits to move to a thread.
+  const ignored = database.url.startsWith("file:")
+    ? []
+    : ["BEACON_WAL_LIMIT", "BEACON_WRITER_THREAD"].filter((name) => get(name) !== undefined);
   const { publicUrl, ...listener } = listenerConfig(get);
   const options: BeaconOptions = {
     database,
@@ -473,7 +479,7 @@ export function configFromEnvironment(read: Read): ServerConfig {
     ...signingConfig(get),
     ...metricsConfig(get),
   };
-  return { ...listener, options };
+  return { ...listener, options, ...(ignored.length === 0 ? {} : { ignored }) };
 }
 
 /**

@@ -192,6 +192,14 @@ export async function runServer(runtime: ServerRuntime): Promise<void> {
     port: listening.port,
     publicUrl: publicUrlFact(config),
   });
+  if (config.ignored !== undefined) {
+    logEvent({
+      event: "warning",
+      ignored: config.ignored,
+      message: `${config.ignored.join(" and ")} only apply to an embedded database (file:); ` +
+        "with this BEACON_DATABASE_URL they do nothing",
+    });
+  }
   void keepOpening(beacon, () => stopping);
   runtime.onStopSignal(async () => {
     if (stopping) return;

@@ -253,6 +253,37 @@ Deno.test("HOSTNAME is ignored: BEACON_HOSTNAME is the bind address", async () =
   }
 });
 
+Deno.test("variables that do nothing with a remote database are named once, after listening", async () => {
+  const [command, ...args] = await ENTRIES[1].command();
+  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = closed.addr.port;
+  closed.close(); // nothing listens there: the database is down, which never stops a start
+  const server = await startServerProcess(command, args, {
+    PORT: "0",
+    BEACON_HOSTNAME: "127.0.0.1",
+    BEACON_LOG: "off",
+    BEACON_DATABASE_URL: `http://127.0.0.1:${port}`,
+    BEACON_WAL_LIMIT: "4MiB",
+    BEACON_WRITER_THREAD: "on",
+  });
+  try {
+    // Printed right after the listening line; read it once it arrived (bounded: 10 s).
+    for (let i = 0; i < 100 && !server.lines.some((line) => line.event === "warning"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const events = server.lines.map((line) => line.event);
+    assertStrictEquals(events[0], "listening", "nothing comes before the listening line");
+    const warnings = server.lines.filter((line) => line.event === "warning");
+    assertStrictEquals(warnings.length, 1);
+    assertStrictEquals(
+      JSON.stringify(warnings[0].ignored),
+      JSON.stringify(["BEACON_WAL_LIMIT", "BEACON_WRITER_THREAD"]),
+    );
+  } finally {
+    await server.stop();
+  }
+});
+
 Deno.test("deno: a database file the permissions deny names the permission, not a special path", async () => {
   const directory = await Deno.makeTempDir({ prefix: "beacon-startup-" });
   try {
