@@ -29,7 +29,8 @@
  * fails when the process is out of descriptors (`EMFILE`: a few hundred idle connections are
  * enough under a low limit), when a permission changed, or when the disk does not answer; a
  * `stat` can fail the same way. Only a read that succeeded and lacks the token, or a file SQLite
- * says is no database or holds no token table, counts as an overwrite. A check that failed is
+ * says is no database or holds no token table, counts as an overwrite, and only when a second
+ * look a moment later sees the same. A check that failed is
  * tried again a few times at once, then at the next tick, and is reported under its own name
  * (`onCheckFailed`, `DatabaseFileCheckFailed` in the log): the guard is then `unchecked`, not
  * tripped, and the Beacon keeps serving; the next check that runs decides.
@@ -266,8 +267,12 @@ export async function guardDatabaseFile(
           },
         );
       if (await holdsToken()) tokenSeen = true;
-      else if (tokenSeen) trip("database_overwritten");
-      else await settleToken(identity);
+      else if (tokenSeen) {
+        // Once more before the verdict: the `immutable` read assumes a file nobody writes, so a
+        // read across a checkpoint's page writes can see a torn file; an overwrite persists.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        if (!(await holdsToken())) trip("database_overwritten");
+      } else await settleToken(identity);
     }
     return tripped;
   };

@@ -231,6 +231,33 @@ Deno.test("guardDatabaseFile() takes a check that could not run for what it is: 
   });
 });
 
+Deno.test("guardDatabaseFile() looks twice before it calls a missing token an overwrite", async () => {
+  await withFolder(async (folder) => {
+    const path = `${folder}/beacon.db`;
+    await Deno.writeTextFile(path, "0123456789abcdef");
+    let torn = 0; // reads that see the file without the token, as a read across a write can
+    const changes: FileChange[] = [];
+    const guard = await guardDatabaseFile(path, {
+      onChange: (change) => changes.push(change),
+      identity: {
+        token: "0123456789abcdef",
+        tokens: async () => torn-- > 0 ? [] : (await Deno.readTextFile(path)).split(","),
+        settle: () => Promise.resolve(),
+      },
+    });
+    try {
+      assertEquals(await guard.check(), undefined);
+      torn = 1;
+      assertEquals(await guard.check(), undefined, "one look without the token is no verdict");
+      assertEquals(changes, []);
+      torn = 2;
+      assertEquals(await guard.check(), "database_overwritten", "two looks in a row are");
+    } finally {
+      guard.stop();
+    }
+  });
+});
+
 Deno.test("guardDatabaseFile() trips when the file, overwritten in place, is another database without the token table", async () => {
   await withFolder(async (folder) => {
     const { path, identity } = await realIdentity(folder, "fedcba9876543210");
