@@ -245,3 +245,36 @@ Deno.test("on sqld: outcome_unknown and database errors by cause count exactly w
     await sqld.close();
   }
 });
+
+Deno.test("/metrics answers while the database never opened, and still asks for the token", async () => {
+  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = closed.addr.port;
+  closed.close(); // nothing listens there
+  const beacon = createBeacon({
+    database: { url: `http://127.0.0.1:${port}` },
+    metricsToken: TOKEN,
+  });
+  const get = (authorization?: string) =>
+    beacon.fetch(
+      new Request("http://127.0.0.1/metrics", {
+        headers: authorization === undefined ? {} : { authorization },
+      }),
+      { remoteAddress: "192.0.2.1" },
+    );
+  try {
+    const refused = await get();
+    await refused.body?.cancel();
+    assertStrictEquals(refused.status, 401);
+    const page = await get(`Bearer ${TOKEN}`);
+    assertStrictEquals(page.status, 200);
+    const series = parse(await page.text());
+    assertStrictEquals(
+      series.get('beacon_requests_refused_total{route="metrics",code="unauthorized"}'),
+      1,
+    );
+    assertStrictEquals(series.get("beacon_outcome_unknown_total"), 0);
+  } finally {
+    // An open still failing in the background makes close() reject: nothing was opened.
+    await beacon.close().catch(() => {});
+  }
+});
