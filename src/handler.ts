@@ -8,7 +8,8 @@
  *    answers made outside the chain too,
  * 2. the error boundary (total error mapping),
  * 3. source identification,
- * 4. routing: 404 / 405 / preflight, before any limit is spent or body read;
+ * 4. routing: 404 / 405 / preflight, before any limit is spent or body read (the probes,
+ *    `/healthz` and `/readyz`, spend nothing at all);
  *    then per route: rate limit → body limit → the protocol handler. Submissions spend the
  *    submission budget, receipt reads (native status, every A2A request) the status budget;
  *    A2A `SendMessage` spends the submission budget too, once its method is known.
@@ -37,21 +38,27 @@ import {
   CONSISTENCY_PATH,
   DISCOVERY_PATH,
   DOCS_PATH,
+  HEALTH_PATH,
   HOME_PATH,
   INCLUSION_PATH,
   JWKS_PATH,
   LOG_PATH,
+  METRICS_PATH,
+  READY_PATH,
   SCHEMA_PATH,
   STATUS_PATH,
   SUBMIT_PATH,
   TREE_HEAD_PATH,
 } from "./routes.ts";
+import { probeResponse, type Readiness } from "./http/probe.ts";
+import { metricsHandler } from "./metrics/endpoint.ts";
 import { submitHandler } from "./native/submit.ts";
 import { statusHandler } from "./native/status.ts";
 import { consistencyHandler, treeHeadHandler } from "./native/tree_head.ts";
 import { checkpointHandler, inclusionHandler, tileHandler } from "./native/log.ts";
 import type { LogSigner } from "./transparency/signer.ts";
 import { a2aHandler } from "./a2a/endpoint.ts";
+import { jsonRpcRateRefusal, jsonRpcTransportFailures } from "./a2a/transport.ts";
 import { SERVED_DOC_FILES, type ServedDoc } from "./native/docs.ts";
 import { homeHandler } from "./native/home.ts";
 
@@ -78,10 +85,17 @@ export interface HandlerDependencies {
   }>;
   /** The signed log: its heads, tiles and proofs (src/transparency/signer.ts). */
   readonly log: Pick<LogSigner, "latest" | "checkpoint" | "tile" | "consistency" | "inclusion">;
+  /** Whether this instance can accept a submission now (`GET /readyz`). */
+  readonly readiness: Readiness;
+  /** `GET /metrics` (its token and the page), when the operator turned metrics on. */
+  readonly metrics?: { readonly token: string; render(): string };
   /** The one way out: hardening headers and the request log line. */
   readonly door: Door;
   readonly onError?: (error: unknown) => void;
 }
+
+/** An answer made at once. */
+const answer = (response: Response) => Promise.resolve(response);
 
 /** Runs `middleware` in front of `handler` for one route method. */
 function chain(middleware: readonly Middleware[], handler: RouteHandler): RouteHandler {
@@ -121,7 +135,11 @@ function routeTable(parts: HandlerDependencies): Route[] {
   const inclusion = (index: number, size?: number) => log.inclusion(index, size);
   const consistency = (first: number, second: number) => log.consistency(first, second);
   const a2a = chain(
-    [statusLimited, bounded],
+    [
+      jsonRpcTransportFailures(parts.onError),
+      rateLimit(parts.statusLimiter, "status", jsonRpcRateRefusal(null)),
+      bounded,
+    ],
     a2aHandler({
       intake: parts.intake,
       origin: parts.origin,
@@ -178,6 +196,18 @@ function routeTable(parts: HandlerDependencies): Route[] {
         ),
       },
     },
+    // Probes spend no budget: a balancer polls them every second.
+    { name: "healthz", path: HEALTH_PATH, methods: { GET: () => answer(probeResponse("ok")) } },
+    {
+      name: "readyz",
+      path: READY_PATH,
+      methods: { GET: async () => probeResponse("ready", await parts.readiness()) },
+    },
+    ...(parts.metrics === undefined ? [] : [{
+      name: "metrics",
+      path: METRICS_PATH,
+      methods: { GET: metricsHandler(parts.metrics.token, parts.metrics.render) },
+    }]),
     // Some clients append a slash to the card's interface URL; both spellings are the endpoint.
     { name: "a2a", path: A2A_PATH, methods: { POST: a2a } },
     { name: "a2a", path: A2A_PATH + "/", methods: { POST: a2a } },

@@ -10,6 +10,7 @@
  */
 import { originDocuments } from "./documents.ts";
 import { buildHandler } from "./handler.ts";
+import { READINESS_DEADLINE_MS, readinessProbe } from "./http/probe.ts";
 import { Intake } from "./intake/accept.ts";
 import { SourceHasher } from "./intake/source_hash.ts";
 import type { SharedLimiterParts } from "./limits/select.ts";
@@ -25,6 +26,8 @@ import {
   signReceipts,
 } from "./signing/mod.ts";
 import { Database } from "./store/database.ts";
+import { MIGRATIONS } from "./store/migrations.ts";
+import type { BeaconMetrics } from "./metrics/beacon_metrics.ts";
 import { type FileGuard, guardFile } from "./store/file_guard.ts";
 import { type ReceiptSigner, SubmissionStore } from "./store/store.ts";
 import { LogRows } from "./store/log_rows.ts";
@@ -134,6 +137,7 @@ export async function openBeacon(
   options: ResolvedOptions,
   door: Door,
   started: Date,
+  metrics?: BeaconMetrics,
 ): Promise<OpenedBeacon> {
   const { now, onError, checkpointIntervalMs: interval } = options;
   // The database first, then the secrets from it, then the store with its receipt signer:
@@ -156,6 +160,12 @@ export async function openBeacon(
   });
   const store = new SubmissionStore(database, {
     signReceipts: signer,
+    ...(metrics === undefined ? {} : {
+      observer: {
+        committed: (rows: number, seconds: number) => metrics.committed(rows, seconds),
+        outcomeUnknown: () => metrics.outcomeUnknown.inc(),
+      },
+    }),
     // Only while heads are signed: the signer consumes what it is told.
     ...(interval === "off" ? {} : {
       onCommitted: (seqs, receipts) => log.committed(seqs, receipts),
@@ -186,6 +196,16 @@ export async function openBeacon(
     origin: (_request, url) => publicOrigin ?? url.origin,
     documents: servedDocuments(options, started, signingKey, logOrigin),
     log,
+    readiness: readinessProbe({
+      schemaVersion: () => database.schemaVersion(),
+      // The version this build migrates to: a database a newer release migrated is not current.
+      expectedSchema: Math.max(...MIGRATIONS.map((migration) => migration.version)),
+      guardTripped: () => guard?.tripped !== undefined,
+      deadlineMs: Math.min(READINESS_DEADLINE_MS, database.timeoutMs),
+    }),
+    ...(metrics === undefined || options.metricsToken === undefined ? {} : {
+      metrics: { token: options.metricsToken, render: () => metrics.registry.render() },
+    }),
     door,
     onError,
   });

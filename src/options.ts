@@ -46,6 +46,7 @@ export interface ResolvedOptions {
   readonly randomBytes: (length: number) => Uint8Array<ArrayBuffer>;
   readonly log: BeaconOptions["log"];
   readonly onError: BeaconOptions["onError"];
+  readonly metricsToken: string | undefined;
 }
 
 function defaultRandomBytes(length: number): Uint8Array<ArrayBuffer> {
@@ -92,5 +93,6 @@ export function resolveOptions(options: BeaconOptions): ResolvedOptions {
     randomBytes: options.randomBytes ?? defaultRandomBytes,
     log: options.log,
     onError: options.onError,
+    metricsToken: options.metricsToken,
   };
 }

@@ -29,5 +29,10 @@ export const CARD_PATH = "/.well-known/agent-card.json";
 export const A2A_PATH = "/a2a/v1";
 /** The JWKS (RFC 7517 §5) that holds the Beacon's public signing key. */
 export const JWKS_PATH = "/.well-known/jwks.json";
+/** Liveness and readiness for load balancers and supervisors (src/http/probe.ts). */
+export const HEALTH_PATH = "/healthz";
+export const READY_PATH = "/readyz";
+/** Prometheus metrics, behind the operator's bearer token (src/metrics/endpoint.ts). */
+export const METRICS_PATH = "/metrics";
 /** Prefix of the served specifications (`/docs/protocol-0.1.md`, `/docs/a2a.md`). */
 export const DOCS_PATH = "/docs/";

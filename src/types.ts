@@ -90,6 +90,12 @@ export interface BeaconOptions {
   log?: (entry: RequestLogEntry) => void;
   /** Receives unexpected errors (never sent to clients). */
   onError?: (error: unknown) => void;
+  /**
+   * Serves Prometheus metrics at `GET /metrics` to requests that carry this bearer token
+   * (`Authorization: Bearer <token>`). Without it there is no `/metrics` (404) and nothing is
+   * counted. docs/deploy.md lists the series.
+   */
+  metricsToken?: string;
 }
 
 /**

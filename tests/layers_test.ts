@@ -38,6 +38,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   http: ["bytes.ts", "errors.ts"],
   log: ["http"],
   limits: ["errors.ts", "http"],
+  metrics: ["http"],
   intake: ["bytes.ts", "errors.ts", "ids.ts", "message", "signing", "store"],
   native: [
     "errors.ts",
@@ -67,6 +68,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "http",
     "intake",
     "limits",
+    "metrics",
     "middleware",
     "native",
     "routes.ts",
@@ -74,11 +76,19 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   ],
   "options.ts": ["defaults.ts", "limits", "types.ts"],
   "open.ts": [
-    ...["documents.ts", "handler.ts", "intake", "limits", "middleware", "native", "options.ts"],
+    ...["documents.ts", "handler.ts", "http", "intake", "limits", "metrics", "middleware"],
+    "native",
+    "options.ts",
     ...["signing", "store", "transparency", "types.ts"],
   ],
-  "beacon.ts": ["middleware", "open.ts", "options.ts", "types.ts"],
-  start: ["beacon.ts", "bytes.ts", "defaults.ts", "limits", "signing", "store", "types.ts"],
+  "beacon.ts": [
+    ...["a2a", "http", "log", "metrics", "middleware", "open.ts", "options.ts", "routes.ts"],
+    "types.ts",
+  ],
+  start: [
+    ...["beacon.ts", "bytes.ts", "defaults.ts", "limits", "signing", "store", "timers.ts"],
+    "types.ts",
+  ],
   adapter: ["defaults.ts", "http", "log", "middleware", "start", "store", "types.ts"],
   cli: ["a2a", "defaults.ts", "message", "native", "routes.ts", "signing", "start", "store"],
 };

@@ -122,13 +122,21 @@ export function referenceFloorMissing(): string | undefined {
  * The reference floor's process: `deno run` in its own folder (its own `deno.json`), without a
  * lock file or a `node_modules` folder of its own, so the run writes nothing there.
  */
-export function referenceFloorSpec(databasePath: string): ServerSpec {
+export function referenceFloorSpec(
+  databasePath: string,
+  options: { name?: string; env?: Record<string, string> } = {},
+): ServerSpec {
   return {
-    name: "floor-ref",
+    name: options.name ?? "floor-ref",
     command: Deno.execPath(),
     args: ["run", "-A", "--no-lock", "--node-modules-dir=none", "server.ts"],
     cwd: REFERENCE_FLOOR_DIR,
-    env: { DENO_NO_UPDATE_CHECK: "1", ...REFERENCE_FLOOR_KNOBS, DBPATH: databasePath },
+    env: {
+      DENO_NO_UPDATE_CHECK: "1",
+      ...REFERENCE_FLOOR_KNOBS,
+      DBPATH: databasePath,
+      ...options.env,
+    },
     readyPath: "/",
     readyTimeoutMs: 120_000,
   };

@@ -199,6 +199,40 @@ export function makeTargets(settings: TargetSettings): Target[] {
     },
     {
       ...common,
+      id: "floor-ref-heads",
+      label: "reference floor with tree heads read back from the database every 2 s",
+      role: "floor",
+      path: "/a2a/v1",
+      headers: A2A_HEADERS,
+      twoXxStores: true,
+      unavailable: referenceFloorMissing(),
+      spec: (dir) =>
+        referenceFloorSpec(`${dir}/floor-ref-heads.db`, {
+          name: "floor-ref-heads",
+          env: { HEADS: "2000", HEADS_FROM: "db" },
+        }),
+      probe: sendMessageProbe("floor-ref-heads"),
+    },
+    {
+      ...common,
+      id: "floor-ref-sqld",
+      label: "reference floor with tree heads on its own real sqld on loopback",
+      role: "floor",
+      path: "/a2a/v1",
+      headers: A2A_HEADERS,
+      twoXxStores: true,
+      companion: "sqld",
+      unavailable: referenceFloorMissing(),
+      databaseFile: (dir) => `${dir}/floor-ref-sqld-data/dbs/default/data`,
+      spec: (dir, url) =>
+        referenceFloorSpec(`${dir}/floor-ref-sqld.db`, {
+          name: "floor-ref-sqld",
+          env: { HEADS: "2000", HEADS_FROM: "db", DB: "remote", REMOTE_URL: url ?? "" },
+        }),
+      probe: sendMessageProbe("floor-ref-sqld"),
+    },
+    {
+      ...common,
       id: "floor",
       label: "floor stage instrument: SendMessage from the Beacon's modules (bench/floor.ts)",
       role: "floor",
@@ -399,7 +433,7 @@ export function makeTargets(settings: TargetSettings): Target[] {
 
 /** Names that stand for several targets in `--only` and `--skip`. */
 const ALIASES: Record<string, string[]> = {
-  reference: ["echo", "sdk", "floor-ref"],
+  reference: ["echo", "sdk", "floor-ref", "floor-ref-heads"],
   floor: ["floor-ref", "floor", "floor-native"],
   "floor-stages": [
     "floor-parse",
@@ -418,7 +452,9 @@ const ALIASES: Record<string, string[]> = {
     "refuse-404",
   ],
   durable: ["send-message", "native-submit", "beacon-sqld"],
-  remote: ["send-message", "beacon-sqld"],
+  remote: ["send-message", "beacon-sqld", "floor-ref-sqld"],
+  // The durable path with heads beside the floor with heads, embedded and on sqld.
+  heads: ["floor-ref-heads", "send-message", "floor-ref-sqld", "beacon-sqld"],
   refusals: ["refuse-429", "refuse-32009", "refuse-404"],
   a2a: ["send-message"],
   native: ["native-submit"],

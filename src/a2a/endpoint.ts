@@ -1,7 +1,7 @@
 /**
  * `POST /a2a/v1`: the A2A 1.0 JSON-RPC endpoint (A2A §9). The route has already passed the
- * transport refusals (405, 429 status-read budget, 413 body limit, with the native error body),
- * so the body is in `context.body`. Then, in order, each step answering one JSON-RPC error at
+ * transport refusals (405 and 413 body limit with the native error body; the 429 of the
+ * status-read budget in JSON-RPC, src/a2a/transport.ts), so the body is in `context.body`. Then, in order, each step answering one JSON-RPC error at
  * HTTP 200:
  *
  * 1. media type: `application/json`, charset absent or UTF-8 (A2A §9.1), else -32005 as the A2A
@@ -10,7 +10,7 @@
  * 3. the envelope (jsonrpc.ts), else -32600 with `id: null` (-32602 for non-object params);
  * 4. the version (version.ts), else -32009, before any dispatch (design principle 6);
  * 5. dispatch (methods.ts): unknown method -32601; `SendMessage` then spends the submission
- *    budget (HTTP 429 with the native body, like the native submit endpoint), so polling with
+ *    budget (HTTP 429 with a JSON-RPC error carrying the wait, transport.ts), so polling with
  *    `GetTask` never costs a submission; then the method's own answer.
  *
  * Any throw becomes a JSON-RPC error through the one mapping in errors.ts; only the bounded id
@@ -29,6 +29,7 @@ import { A2AFailure, failureKindOf, FAILURES, toJsonRpcError } from "./errors.ts
 import { errorBody, readEnvelope, type RequestId, resultBody, rpcResponse } from "./jsonrpc.ts";
 import { methodFor } from "./methods.ts";
 import { checkVersion } from "./version.ts";
+import { jsonRpcRateRefusal } from "./transport.ts";
 
 /** What the endpoint needs. */
 export interface A2AHandlerDependencies {
@@ -98,7 +99,12 @@ export function a2aHandler(deps: A2AHandlerDependencies): RouteHandler {
       checkVersion(context.request, context.url);
       const method = methodFor(envelope.request.method);
       if (envelope.request.method === "SendMessage" && deps.submissionLimiter !== undefined) {
-        const refused = await spendBudget(deps.submissionLimiter, "submissions", context);
+        const refused = await spendBudget(
+          deps.submissionLimiter,
+          "submissions",
+          context,
+          jsonRpcRateRefusal(id),
+        );
         if (refused !== undefined) return refused;
       }
       const outcome = await method(envelope.request.params, {

@@ -29,6 +29,9 @@ export const ERROR_INFO_TYPE = "type.googleapis.com/google.rpc.ErrorInfo";
 /** `@type` of a `google.rpc.BadRequest` in the ProtoJSON `Any` form (A2A §9.5). */
 export const BAD_REQUEST_TYPE = "type.googleapis.com/google.rpc.BadRequest";
 
+/** `@type` of a `google.rpc.RetryInfo` in the ProtoJSON `Any` form (A2A §9.5). */
+export const RETRY_INFO_TYPE = "type.googleapis.com/google.rpc.RetryInfo";
+
 /** Most field violations one -32602 answer lists. */
 export const MAX_FIELD_VIOLATIONS = 20;
 
@@ -43,6 +46,7 @@ export type FailureKind =
   | "invalidParams"
   | "internal"
   | "unavailable"
+  | "rateLimited"
   | "outcomeUnknown"
   | "taskNotFound"
   | "taskNotCancelable"
@@ -76,6 +80,11 @@ export const FAILURES: Readonly<Record<FailureKind, FailureSpec>> = {
     code: -32603,
     reason: "UNAVAILABLE",
     message: "Storage is unavailable; retry later",
+  },
+  rateLimited: {
+    code: -32603,
+    reason: "RATE_LIMITED",
+    message: "Too many requests from this source; retry after retryAfterSeconds (Retry-After)",
   },
   outcomeUnknown: {
     code: -32603,
@@ -139,6 +148,14 @@ export interface BadRequest {
   readonly fieldViolations: readonly FieldViolation[];
 }
 
+/** A `google.rpc.RetryInfo`: how long to wait, as a ProtoJSON `Duration` (`"12s"`). */
+export interface RetryInfo {
+  /** Always {@linkcode RETRY_INFO_TYPE}. */
+  readonly "@type": typeof RETRY_INFO_TYPE;
+  /** Whole seconds and `s`, the same number as the `Retry-After` header. */
+  readonly retryDelay: string;
+}
+
 /** A JSON-RPC 2.0 error object (JSON-RPC 2.0 §5.1). */
 export interface JsonRpcErrorObject {
   /** The error code. */
@@ -149,7 +166,10 @@ export interface JsonRpcErrorObject {
    * One ErrorInfo, then for -32602 one BadRequest naming every violation (A2A §9.5: an array
    * of `@type` objects; ErrorInfo and BadRequest are the two types it names).
    */
-  readonly data: readonly [ErrorInfo] | readonly [ErrorInfo, BadRequest];
+  readonly data:
+    | readonly [ErrorInfo]
+    | readonly [ErrorInfo, BadRequest]
+    | readonly [ErrorInfo, RetryInfo];
 }
 
 /**
@@ -239,6 +259,43 @@ function errorObject(
     code: spec.code,
     message,
     data: [info, { "@type": BAD_REQUEST_TYPE, fieldViolations: violations }],
+  };
+}
+
+/**
+ * The JSON-RPC error of a rate refusal (-32603 `RATE_LIMITED`, a Beacon refinement like
+ * `UNAVAILABLE`): the exhausted budget and the wait in the ErrorInfo's metadata
+ * (`retryAfterSeconds`, a string as google.rpc metadata values are), and the same wait as a
+ * `google.rpc.RetryInfo`, the type gRPC clients read it from.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { rateLimitedError } from "./errors.ts";
+ *
+ * const error = rateLimitedError("submissions", 12);
+ * assert.equal(error.data[0].metadata.retryAfterSeconds, "12");
+ * assert.deepEqual(error.data[1], {
+ *   "@type": "type.googleapis.com/google.rpc.RetryInfo",
+ *   retryDelay: "12s",
+ * });
+ * ```
+ */
+export function rateLimitedError(
+  budget: "submissions" | "status",
+  retryAfterSeconds: number,
+): JsonRpcErrorObject {
+  const seconds = String(retryAfterSeconds);
+  const info: ErrorInfo = {
+    "@type": ERROR_INFO_TYPE,
+    reason: FAILURES.rateLimited.reason,
+    domain: ERROR_DOMAIN,
+    metadata: { budget, retryAfterSeconds: seconds },
+  };
+  return {
+    code: FAILURES.rateLimited.code,
+    message: FAILURES.rateLimited.message,
+    data: [info, { "@type": RETRY_INFO_TYPE, retryDelay: `${seconds}s` }],
   };
 }
 

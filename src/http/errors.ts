@@ -21,6 +21,7 @@ export type ErrorCode =
   | "invalid_json"
   | "invalid_message"
   | "invalid_host"
+  | "unauthorized"
   | "not_found"
   | "method_not_allowed"
   | "request_timeout"
@@ -36,6 +37,10 @@ export type ErrorCode =
 export const ERRORS: Readonly<Record<ErrorCode, { status: number; message: string }>> = {
   invalid_json: { status: 400, message: "The body is not valid JSON under the strict profile" },
   invalid_host: { status: 400, message: "The Host header is not a valid host and port" },
+  unauthorized: {
+    status: 401,
+    message: "This resource needs the operator's bearer token (Authorization: Bearer …)",
+  },
   not_found: { status: 404, message: "No such resource" },
   method_not_allowed: { status: 405, message: "Method not allowed on this resource" },
   request_timeout: { status: 408, message: "The body did not arrive in time" },
@@ -74,6 +79,8 @@ export interface ErrorDetails {
   readonly offset?: number;
   /** `rate_limited`: which per-source budget was exhausted. */
   readonly budget?: "submissions" | "status";
+  /** `rate_limited`: whole seconds to wait, the same number as the `Retry-After` header. */
+  readonly retryAfterSeconds?: number;
   /** `outcome_unknown`: the receipt id the submission has if it was stored. */
   readonly id?: string;
   /** `outcome_unknown`: its status URL (404 until it is stored, 200 once it is). */

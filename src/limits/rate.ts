@@ -43,9 +43,10 @@ const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_
  * ```
  */
 export function parseRateLimit(text: string): RateLimit | undefined {
-  const trimmed = text.trim().toLowerCase();
-  if (trimmed === "off") return undefined;
-  const match = /^([1-9][0-9]{0,8})\/([1-9][0-9]{0,5})?([smhd])$/.exec(trimmed);
+  // Not trimmed: a value with spaces is refused, never read as something it does not say.
+  const lower = text.toLowerCase();
+  if (lower === "off") return undefined;
+  const match = /^([1-9][0-9]{0,8})\/([1-9][0-9]{0,5})?([smhd])$/.exec(lower);
   if (match === null) {
     throw new Error(`Cannot parse rate limit: expected "off" or "<count>/<n><s|m|h|d>"`);
   }

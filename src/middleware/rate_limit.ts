@@ -10,15 +10,19 @@
  *
  * @module
  */
-import { type RateBudget, spendBudget } from "../limits/budget.ts";
+import { type RateBudget, type RateRefusalAnswer, spendBudget } from "../limits/budget.ts";
 import type { RateLimiter } from "../limits/rate.ts";
 import type { Middleware } from "./compose.ts";
 
-/** The rate-limit middleware for one budget; with no limiter it passes everything on. */
+/**
+ * The rate-limit middleware for one budget; with no limiter it passes everything on. `answer`
+ * builds the 429 in the route's protocol (native by default; the A2A endpoint's is JSON-RPC).
+ */
 export function rateLimit(
   limiter: RateLimiter | undefined,
   budget: RateBudget = "submissions",
+  answer?: RateRefusalAnswer,
 ): Middleware {
   if (limiter === undefined) return (_context, next) => next();
-  return async (context, next) => (await spendBudget(limiter, budget, context)) ?? next();
+  return async (context, next) => (await spendBudget(limiter, budget, context, answer)) ?? next();
 }

@@ -25,6 +25,7 @@
  * | `BEACON_WRITER_THREAD` | `on`: commit an embedded database on a Web Worker thread | `off` |
  * | `BEACON_WAL_LIMIT` | embedded database: the largest the write-ahead log grows, `512KiB` to `4GiB` (units `KiB`, `MiB`, `GiB`) | `80MiB` |
  * | `BEACON_LOG` | `on` (one JSON line per request) or `off` | `on` |
+ * | `BEACON_METRICS_TOKEN` | bearer token for `GET /metrics` (16 to 512 characters of `A-Z a-z 0-9 - . _ ~ + /`); unset: no `/metrics` | unset |
  *
  * @module
  */
@@ -39,6 +40,7 @@ import { parseRateLimit } from "../limits/rate.ts";
 import { parseSigningKey } from "../signing/key.ts";
 import type { DatabaseConfig } from "../store/client.ts";
 import { BAD_PORTS } from "./bad_ports.ts";
+import { type ErrorLogger, errorLogger } from "./error_log.ts";
 
 /** Every variable the Beacon reads (entries grant access to exactly these). */
 export const ENVIRONMENT_VARIABLES = [
@@ -62,6 +64,7 @@ export const ENVIRONMENT_VARIABLES = [
   "BEACON_DATABASE_TIMEOUT_MS",
   "BEACON_BODY_TIMEOUT_MS",
   "BEACON_WAL_LIMIT",
+  "BEACON_METRICS_TOKEN",
 ] as const;
 
 /** The URL forms `BEACON_DATABASE_URL` accepts, as the refusal names them. */
@@ -87,6 +90,8 @@ export interface ServerConfig {
   readonly options: BeaconOptions;
   /** `BEACON_SIGNING_KEY_FILE`: the key file to read at start (src/start/server_key.ts). */
   readonly signingKeyFile?: string;
+  /** Variables that were set and do nothing in this configuration (named once at start). */
+  readonly ignored?: readonly string[];
 }
 
 /** Reads a variable; an empty value is unset. */
@@ -104,6 +109,8 @@ function rateLimitVariable(
   if (text === undefined) return undefined;
   try {
     if (text !== text.toLowerCase()) throw new Error("upper case");
+    // Spaces (NBSP included) are refused, never trimmed, as in every other variable.
+    if (/\s/.test(text)) throw new Error("space");
     return parseRateLimit(text) ?? "off";
   } catch {
     throw new StartupError(
@@ -154,12 +161,43 @@ function checkRemoteDatabaseUrl(url: string): void {
         "token in BEACON_DATABASE_AUTH_TOKEN (the URL itself is not shown)",
     );
   }
+  checkDatabaseUrlParameters(url, parsed);
   if (parsed.port !== "" && BAD_PORTS.has(Number(parsed.port))) {
     throw new StartupError(
       `Cannot start: BEACON_DATABASE_URL names port ${parsed.port}, which fetch never connects ` +
         "to (a bad port of the Fetch standard, https://fetch.spec.whatwg.org/#bad-port); use " +
         "the database server's real port (sqld's default is 8080)",
     );
+  }
+}
+
+/**
+ * The query of a remote database URL, as `@libsql/client` reads it: only `tls` (`0` or `1`) and
+ * `authToken`, each once; no fragment. Anything else would fail at every connection attempt
+ * ("unrecognised error") while the server answers 503, so it stops the start instead. A
+ * parameter's name is quoted only when it looks like a name; no value is ever quoted.
+ */
+function checkDatabaseUrlParameters(url: string, parsed: URL): void {
+  const refuse = (what: string) => {
+    throw new StartupError(
+      `Cannot start: BEACON_DATABASE_URL ${what} (the URL itself is not shown: it may carry a ` +
+        "credential)",
+    );
+  };
+  if (url.includes("#")) refuse("must not have a fragment (#…)");
+  const seen = new Set<string>();
+  for (const [name] of parsed.searchParams) {
+    const shown = /^[A-Za-z_][A-Za-z0-9_]{0,30}$/.test(name) ? `"${name}"` : "a parameter";
+    if (name !== "tls" && name !== "authToken") {
+      refuse(`has ${shown}, which the database client does not know: only tls=0|1 and authToken`);
+    }
+    if (seen.has(name)) refuse(`names ${shown} twice`);
+    seen.add(name);
+  }
+  const tls = parsed.searchParams.get("tls");
+  if (tls !== null && tls !== "0" && tls !== "1") refuse('has tls set to neither "0" nor "1"');
+  if (url.startsWith("libsql:") && tls === "0" && parsed.port === "") {
+    refuse("with tls=0 must name the port (libsql://host:8080?tls=0)");
   }
 }
 
@@ -233,6 +271,14 @@ function checkpointIntervalMs(text: string): number | "off" {
  * origin and path are used), so they are refused rather than trimmed without a word.
  */
 function publicUrlVariable(text: string): string {
+  // The URL parser drops tabs and newlines inside a URL without a word (WHATWG URL, "basic URL
+  // parser"): the published URLs would differ from what was set.
+  // deno-lint-ignore no-control-regex -- control characters are exactly what is refused
+  if (/[\s\u0000-\u001f\u007f]/.test(text)) {
+    throw new StartupError(
+      "Cannot start: BEACON_PUBLIC_URL must not contain a space, tab, newline or control character",
+    );
+  }
   if (!URL.canParse(text) || !/^https?:$/.test(new URL(text).protocol)) {
     throw new StartupError("Cannot start: BEACON_PUBLIC_URL must be an http(s) URL");
   }
@@ -286,7 +332,24 @@ function databaseConfig(get: Read): DatabaseConfig {
         `"${DEFAULT_DATABASE_URL}"`,
     );
   }
+  if (url.startsWith("file:") && /[?#]/.test(url)) {
+    // The embedded client reads the path only: `?mode=ro` or `?cache=…` would be dropped without
+    // a word while the operator believes it applies.
+    throw new StartupError(
+      "Cannot start: BEACON_DATABASE_URL takes no parameters after a file: path (such as " +
+        "?mode=…): the Beacon opens the file read-write with its own settings; give the path only",
+    );
+  }
   checkRemoteDatabaseUrl(url);
+  const authToken = get("BEACON_DATABASE_AUTH_TOKEN");
+  if (authToken !== undefined && !/^[\x21-\x7e]+$/.test(authToken)) {
+    // An HTTP header value cannot carry a newline, and a space or an invisible character is a
+    // copy-paste accident that would fail at every connection.
+    throw new StartupError(
+      "Cannot start: BEACON_DATABASE_AUTH_TOKEN must be printable ASCII with no space, tab or " +
+        "newline (a JWT); the token itself is not shown",
+    );
+  }
   const writerThread = oneOf(
     "BEACON_WRITER_THREAD",
     get("BEACON_WRITER_THREAD") ?? "off",
@@ -300,7 +363,7 @@ function databaseConfig(get: Read): DatabaseConfig {
   return {
     url,
     ...(walLimit === undefined ? {} : { walLimitBytes: walLimitBytes(walLimit) }),
-    authToken: get("BEACON_DATABASE_AUTH_TOKEN"),
+    authToken,
     ...(writerThread === "on" ? { writerThread: true } : {}),
     ...(timeout === undefined
       ? {}
@@ -407,6 +470,23 @@ function signingConfig(get: Read, databaseUrl: string): Pick<ServerConfig, "sign
 }
 
 /**
+ * `BEACON_METRICS_TOKEN`: an RFC 6750 bearer token (token68 characters, so it travels in an
+ * `Authorization` header as written), long enough not to be guessed. A space, a newline or any
+ * other character would never match what a scraper sends, so it is refused, never trimmed.
+ */
+function metricsConfig(get: Read): BeaconOptions {
+  const token = get("BEACON_METRICS_TOKEN");
+  if (token === undefined) return {};
+  if (!/^[A-Za-z0-9._~+/-]{16,512}=*$/.test(token)) {
+    throw new StartupError(
+      "Cannot start: BEACON_METRICS_TOKEN must be 16 to 512 characters of A-Z a-z 0-9 - . _ ~ " +
+        "+ / (a bearer token; generate one with: openssl rand -hex 32); the value is not shown",
+    );
+  }
+  return { metricsToken: token };
+}
+
+/**
  * Resolves the configuration from `read(name)`, group by group. Throws a
  * {@linkcode StartupError} whose message names the variable and the accepted values.
  */
@@ -416,6 +496,10 @@ export function configFromEnvironment(read: Read): ServerConfig {
     return value === undefined || value === "" ? undefined : value;
   };
   const database = databaseConfig(get);
+  // Only an embedded file has a WAL to bound or commits to move to a thread.
+  const ignored = database.url.startsWith("file:")
+    ? []
+    : ["BEACON_WAL_LIMIT", "BEACON_WRITER_THREAD"].filter((name) => get(name) !== undefined);
   const { publicUrl, ...listener } = listenerConfig(get);
   const signing = signingConfig(get, database.url);
   const options: BeaconOptions = {
@@ -423,11 +507,13 @@ export function configFromEnvironment(read: Read): ServerConfig {
     ...(publicUrl === undefined ? {} : { publicUrl }),
     ...limitsConfig(get),
     ...signing.options,
+    ...metricsConfig(get),
   };
   return {
     ...listener,
     options,
     ...(signing.signingKeyFile === undefined ? {} : { signingKeyFile: signing.signingKeyFile }),
+    ...(ignored.length === 0 ? {} : { ignored }),
   };
 }
 
@@ -442,34 +528,26 @@ export function publicUrlFact(config: ServerConfig): string {
     "unset: documents and receipts name each request's Host, and the agent card is unsigned";
 }
 
-/**
- * The log line of an unexpected error: its name, and the row it names when it is about one
- * (`seq`, a number of the Beacon's own: the tree heads' `TreeHeadWithheld` and
- * `TreeHeadIgnored`), never its message.
- */
-function errorEvent(error: unknown): Record<string, unknown> {
-  const event: Record<string, unknown> = {
-    event: "error",
-    name: (error as Error)?.name ?? "unknown",
-  };
-  const seq = (error as { seq?: unknown })?.seq;
-  if (Number.isSafeInteger(seq)) event.seq = seq;
-  return event;
-}
+/** Each server Beacon's error log, so its shutdown writes the counts not yet written. */
+const errorLogs = new WeakMap<Beacon, ErrorLogger>();
 
 /**
  * Creates the Beacon a server entry runs: the configured options, one JSON log line per request on
- * stdout when logging is on, and unexpected errors reported by name only on stderr (never their
- * message, which may quote data). It prints nothing itself: the first line of a start is the
- * `listening` event, or the one line of a refusal.
+ * stdout when logging is on, and unexpected errors on stderr with a time, a cause in fixed words
+ * and a count (src/start/error_log.ts; never their message, which may quote data). It prints
+ * nothing itself: the first line of a start is the `listening` event, or the one line of a
+ * refusal.
  */
 export function beaconForServer(config: ServerConfig, extra: BeaconOptions = {}): Beacon {
-  return createBeacon({
+  const errors = errorLogger((line) => console.error(JSON.stringify(line)));
+  const beacon = createBeacon({
     ...config.options,
     log: config.logRequests ? (entry) => console.log(JSON.stringify(entry)) : undefined,
-    onError: (error) => console.error(JSON.stringify(errorEvent(error))),
+    onError: (error) => errors.report(error),
     ...extra,
   });
+  errorLogs.set(beacon, errors);
+  return beacon;
 }
 
 /**
@@ -479,6 +557,7 @@ export function beaconForServer(config: ServerConfig, extra: BeaconOptions = {})
  */
 export async function closeAndReport(beacon: Beacon): Promise<void> {
   await beacon.close();
+  errorLogs.get(beacon)?.flush();
   const { commits, writes } = beacon.counters();
   console.log(JSON.stringify({ event: "shutdown", commits, submissions: writes }));
 }

@@ -60,6 +60,11 @@ const CAUSES: readonly Cause[] = [
     text: /timed out|deadline|timeout/i,
   },
   {
+    words: "out of file descriptors (EMFILE/ENFILE: raise the limit, or cap connections in front)",
+    codes: ["EMFILE", "ENFILE"],
+    text: /too many open files/i,
+  },
+  {
     words: "permission denied",
     codes: ["EACCES", "EPERM", "PermissionDenied"],
     text: /permission denied|access denied|requires (read|write|ffi|net) access/i,
@@ -101,9 +106,17 @@ const CAUSES: readonly Cause[] = [
     text: /database is locked|SQLITE_BUSY/i,
   },
   {
-    words: "the database file cannot be opened",
+    // libSQL's own open failure ends in SQLite's code: "Unable to open connection …: 14".
+    words: "the database file cannot be opened (out of file descriptors, no permission, or " +
+      "the folder is gone)",
     codes: ["SQLITE_CANTOPEN"],
     text: /unable to open|cannot open/i,
+  },
+  {
+    // Last: a reset or a refusal on the same chain says more.
+    words: "no answer to a commit that was sent (its deadline passed, or the connection broke " +
+      "after it left): its outcome is unknown",
+    codes: ["IndeterminateError"],
   },
 ];
 

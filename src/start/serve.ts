@@ -129,6 +129,7 @@ export async function keepOpening(
   key: Omit<ServerKey, "options"> = { where: "unknown", configured: false, ephemeral: false },
 ): Promise<Error | undefined> {
   let delay = OPEN_RETRY_FIRST_MS;
+  let failures = 0;
   while (!stopped()) {
     try {
       const facts = await beacon.ready();
@@ -161,6 +162,8 @@ export async function keepOpening(
         state: "unavailable",
         error: (error as Error)?.name ?? "unknown",
         cause: describeDatabaseError(error),
+        time: new Date().toISOString(),
+        failures: ++failures, // attempts failed in a row, this one included
         retryInMs: delay,
       });
       await new Promise((resolve) => setTimeout(resolve, delay));
@@ -188,6 +191,8 @@ export function acceptErrorLogger(runtime: string): (error: unknown) => void {
       event: "accept-error",
       runtime,
       code: (error as { code?: unknown })?.code ?? (error as Error)?.name ?? "unknown",
+      cause: describeDatabaseError(error),
+      time: new Date(now).toISOString(),
       suppressed: unlogged,
     });
     unlogged = 0;
@@ -238,6 +243,14 @@ export async function runServer(runtime: ServerRuntime): Promise<void> {
     port: listening.port,
     publicUrl: publicUrlFact(config),
   });
+  if (config.ignored !== undefined) {
+    logEvent({
+      event: "warning",
+      ignored: config.ignored,
+      message: `${config.ignored.join(" and ")} only apply to an embedded database (file:); ` +
+        "with this BEACON_DATABASE_URL they do nothing",
+    });
+  }
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;

@@ -155,6 +155,12 @@ export class Database {
     };
   }
 
+  /** The schema version the database holds now (readiness: one row, on the connection). */
+  async schemaVersion(): Promise<number> {
+    const rows = await this.query("SELECT MAX(version) AS version FROM schema_migrations", []);
+    return Number(rows[0]?.version ?? 0);
+  }
+
   /** Closes the connection, then the client. */
   async close(): Promise<void> {
     await this.connection.close();

@@ -25,6 +25,16 @@
  * Once anything changed, the guard stays tripped: the Beacon stops acknowledging until an
  * operator restarts it on a database it can trust.
  *
+ * A check that could not run is not evidence. Reading the token opens the file again, which
+ * fails when the process is out of descriptors (`EMFILE`: a few hundred idle connections are
+ * enough under a low limit), when a permission changed, or when the disk does not answer; a
+ * `stat` can fail the same way. Only a read that succeeded and lacks the token, or a file SQLite
+ * says is no database or holds no token table, counts as an overwrite, and only when a second
+ * look a moment later sees the same. A check that failed is
+ * tried again a few times at once, then at the next tick, and is reported under its own name
+ * (`onCheckFailed`, `DatabaseFileCheckFailed` in the log): the guard is then `unchecked`, not
+ * tripped, and the Beacon keeps serving; the next check that runs decides.
+ *
  * The WAL and `-shm` checks rest on SQLite's rule that only the last connection to close deletes
  * them (sqlite.org/wal.html §"Persistence of WAL mode"): the Beacon keeps its connections open
  * for its whole life, so a file that was there and is gone was removed by someone else.
@@ -64,10 +74,18 @@ export interface IdentityStamp {
   settle(): Promise<void>;
 }
 
+/**
+ * What the guard knows now: `guarding` (the last check ran and found the files the Beacon
+ * opened), `unchecked` (the last check could not run: {@linkcode FileCheckFailure}), `tripped`.
+ */
+export type GuardState = "guarding" | "unchecked" | "tripped";
+
 /** A running guard. */
 export interface FileGuard {
   /** What was noticed first, or undefined while the files are the ones the Beacon opened. */
   readonly tripped: FileChange | undefined;
+  /** What the guard knows now (for readiness and metrics). */
+  readonly state: GuardState;
   /** Checks now (the timer calls this) and returns {@linkcode tripped}. */
   check(): Promise<FileChange | undefined>;
   /** Stops the timer. */
@@ -82,6 +100,8 @@ export interface FileGuardOptions {
   readonly intervalMs?: number;
   /** Called once, when the guard trips. */
   readonly onChange?: (change: FileChange) => void;
+  /** Called for each check that could not run (after its retries), with why. */
+  readonly onCheckFailed?: (failure: FileCheckFailure) => void;
   /** The token stored inside the database by this start, to notice an in-place overwrite. */
   readonly identity?: IdentityStamp;
 }
@@ -100,6 +120,34 @@ export const GUARD_INTERVAL_MS = 2_000;
 
 /** Checkpoints tried at start (50 ms apart) for the token to reach the file. */
 const SETTLE_TRIES_AT_START = 20;
+
+/** Tries of a check that could not run, 100 ms apart, before it waits for the next tick. */
+const CHECK_TRIES = 3;
+
+/**
+ * A check that could not run: `cause` is what failed (a `stat` or the read of the token, such as
+ * `EMFILE` or SQLite's "unable to open"). It says nothing about the files.
+ */
+export class FileCheckFailure extends Error {
+  /** The error that stopped the check; logged by its cause words, never its message. */
+  constructor(cause: unknown) {
+    super("The database file could not be checked; it is checked again at the next tick", {
+      cause,
+    });
+    this.name = "DatabaseFileCheckFailed";
+  }
+}
+
+/**
+ * Whether a failed read of the token is evidence about the file: SQLite read it and found no
+ * database (`SQLITE_NOTADB`, `SQLITE_CORRUPT`) or no token table (another database, or an empty
+ * file). Anything else (the file could not be opened, the disk did not answer) is not.
+ */
+function isEvidence(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") return true;
+  return code === "SQLITE_ERROR" && /no such table/.test(String(message));
+}
 
 /** `node:fs` stat (Deno, Bun and Node all provide it; only embedded databases are guarded). */
 async function statter(): Promise<Stat> {
@@ -177,6 +225,7 @@ export async function guardDatabaseFile(
   let shm = await stat(`${path}-shm`);
   let tokenSeen = false;
   let tripped: FileChange | undefined;
+  let unchecked = false;
   let pending: Promise<FileChange | undefined> | undefined;
 
   const trip = (change: FileChange) => {
@@ -208,13 +257,41 @@ export async function guardDatabaseFile(
     shm = await companion("-shm", shm, "shm_removed", "shm_replaced");
     const identity = options.identity;
     if (tripped === undefined && identity !== undefined) {
+      // A read that failed without saying anything about the file throws: the check did not run.
       const holdsToken = () =>
-        identity.tokens().then((tokens) => tokens.includes(identity.token), () => false);
+        identity.tokens().then(
+          (tokens) => tokens.includes(identity.token),
+          (error) => {
+            if (isEvidence(error)) return false;
+            throw error;
+          },
+        );
       if (await holdsToken()) tokenSeen = true;
-      else if (tokenSeen) trip("database_overwritten");
-      else await settleToken(identity);
+      else if (tokenSeen) {
+        // Once more before the verdict: the `immutable` read assumes a file nobody writes, so a
+        // read across a checkpoint's page writes can see a torn file; an overwrite persists.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        if (!(await holdsToken())) trip("database_overwritten");
+      } else await settleToken(identity);
     }
     return tripped;
+  };
+  /** One check, tried again at once a few times when it could not run. */
+  const inspectWithRetries = async (): Promise<FileChange | undefined> => {
+    for (let attempt = 1;; attempt++) {
+      try {
+        const change = await inspect();
+        unchecked = false;
+        return change;
+      } catch (error) {
+        if (attempt >= CHECK_TRIES) {
+          unchecked = true;
+          options.onCheckFailed?.(new FileCheckFailure(error));
+          return tripped;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
   };
   /**
    * Puts the token into the file: a checkpoint, then a look. A reader of another process (the
@@ -238,7 +315,7 @@ export async function guardDatabaseFile(
   }
   const check = () => {
     // One check at a time: a slow disk must not pile up stat calls.
-    pending ??= inspect().catch(() => tripped).finally(() => pending = undefined);
+    pending ??= inspectWithRetries().finally(() => pending = undefined);
     return pending;
   };
 
@@ -250,6 +327,9 @@ export async function guardDatabaseFile(
   return {
     get tripped() {
       return tripped;
+    },
+    get state(): GuardState {
+      return tripped !== undefined ? "tripped" : unchecked ? "unchecked" : "guarding";
     },
     check,
     stop() {
@@ -294,6 +374,7 @@ export async function guardFile(
         error.name = FILE_CHANGE_ERRORS[change];
         onError?.(error);
       },
+      onCheckFailed: (failure) => onError?.(failure),
     });
   } catch (error) {
     onError?.(error); // no permission to stat the file: run unguarded rather than not at all

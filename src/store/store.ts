@@ -68,6 +68,16 @@ export interface StoreOptions {
    * (src/tree_heads.ts), one call per batch.
    */
   readonly onCommitted?: (seqs: readonly number[], receipts: readonly SignedFields[]) => void;
+  /** Told of each commit that stored its batch and of each outcome left unknown (metrics). */
+  readonly observer?: CommitObserver;
+}
+
+/** What the metrics learn from the store. */
+export interface CommitObserver {
+  /** A commit stored `rows` rows in `seconds` (from sending it to its answer). */
+  committed(rows: number, seconds: number): void;
+  /** A commit was sent and its outcome is unknown. */
+  outcomeUnknown(): void;
 }
 
 /** What {@linkcode SubmissionStore.append} reports for a row it stored. */
@@ -103,12 +113,14 @@ export class SubmissionStore {
   readonly #writer: GroupCommitter<PendingRow, Appended | undefined>;
   readonly #signReceipts: ReceiptSigner | undefined;
   readonly #onCommitted: StoreOptions["onCommitted"];
+  readonly #observer: CommitObserver | undefined;
 
   /** The store on an open `database`, signing with `options.signReceipts`. */
   constructor(database: Database, options: StoreOptions = {}) {
     this.database = database;
     this.#signReceipts = options.signReceipts;
     this.#onCommitted = options.onCommitted;
+    this.#observer = options.observer;
     this.#writer = new GroupCommitter((rows, deadline) => this.#signAndCommit(rows, deadline), {
       retryAlone: isRowFault,
       timeoutMs: database.timeoutMs,
@@ -140,6 +152,7 @@ export class SubmissionStore {
   append(submission: NewSubmission, keyWindowStart?: string): Promise<Appended | false> {
     const failed = (error: unknown): never => {
       if (error instanceof IndeterminateError) {
+        this.#observer?.outcomeUnknown();
         throw new OutcomeUnknownError(submission.id, { cause: error });
       }
       if (error instanceof SigningFailure) throw error.cause;
@@ -177,7 +190,9 @@ export class SubmissionStore {
       throw new SigningFailure(error);
     }
     // A batch retried row by row is signed again, each row alone, so each keeps its own.
+    const sent = this.#observer === undefined ? 0 : performance.now();
     const seqs = await this.database.connection.commit(rows, deadline, signed);
+    this.#observer?.committed(rows.length, (performance.now() - sent) / 1000);
     // Committed is committed: a listener that fails must not turn the receipts into an error
     // (the tree-head signer then checks those rows by their stored signatures instead).
     try {

@@ -60,10 +60,16 @@ async function budgets(t: Deno.TestContext, store: "memory" | "database"): Promi
         message: { messageId: "m-2", role: "ROLE_USER", parts: [{ text: "Third." }] },
       });
       assertStrictEquals(refused.status, 429);
-      assert(Number(refused.headers.get("retry-after")) > 0);
-      const { error } = await refused.json();
-      assertStrictEquals(error.code, "rate_limited");
-      assertStrictEquals(error.budget, "submissions");
+      const wait = Number(refused.headers.get("retry-after"));
+      assert(wait > 0);
+      // JSON-RPC, with the request's id and the wait in the error's data.
+      const { id, error } = await refused.json();
+      assertStrictEquals(id, 1);
+      assertStrictEquals(error.code, -32603);
+      assertStrictEquals(error.data[0].reason, "RATE_LIMITED");
+      assertStrictEquals(error.data[0].metadata.budget, "submissions");
+      assertStrictEquals(error.data[0].metadata.retryAfterSeconds, String(wait));
+      assertStrictEquals(error.data[1].retryDelay, `${wait}s`);
       assertStrictEquals(await served.count(), before);
     });
 
@@ -74,9 +80,15 @@ async function budgets(t: Deno.TestContext, store: "memory" | "database"): Promi
         assertStrictEquals(refused.status, 429);
         const { error } = await refused.json();
         assertStrictEquals(error.budget, "status");
+        assertStrictEquals(error.retryAfterSeconds, Number(refused.headers.get("retry-after")));
         const getTask = await rpc("GetTask", { id: taskId });
         assertStrictEquals(getTask.status, 429);
-        assertStrictEquals((await getTask.json()).error.budget, "status");
+        const rpcError = (await getTask.json()).error;
+        assertStrictEquals(rpcError.data[0].metadata.budget, "status");
+        assertStrictEquals(
+          rpcError.data[0].metadata.retryAfterSeconds,
+          getTask.headers.get("retry-after"),
+        );
       },
     );
 

@@ -39,7 +39,7 @@ async function unchanged(a2a: A2AServer, run: () => Promise<void>): Promise<void
   assertStrictEquals(await a2a.count(), before, "a refusal stores nothing");
 }
 
-Deno.test("A2A endpoint: transport refusals keep the native error body", async (t) => {
+Deno.test("A2A endpoint: transport refusals (405, 413 native; 429 in JSON-RPC)", async (t) => {
   const a2a = await startA2AServer({ BEACON_RATE_LIMIT: "3/1m", BEACON_STATUS_RATE_LIMIT: "3/1m" });
   try {
     await t.step("GET /a2a/v1 is 405 method_not_allowed with Allow: POST", async () => {
@@ -66,14 +66,24 @@ Deno.test("A2A endpoint: transport refusals keep the native error body", async (
       },
     );
 
-    await t.step("the rate limit answers 429 rate_limited with Retry-After", async () => {
-      let last: RpcAnswer | undefined;
-      for (let i = 0; i < 4; i++) last = await a2a.post(GET_TASK);
-      assertStrictEquals(last!.status, 429);
-      assertStrictEquals(last!.json.error.code, "rate_limited");
-      assertStrictEquals(last!.json.error.budget, "status", "every A2A request reads first");
-      assert(Number(last!.headers.get("retry-after")) > 0);
-    });
+    await t.step(
+      "the rate limit answers 429 in JSON-RPC with Retry-After and the wait in data",
+      async () => {
+        let last: RpcAnswer | undefined;
+        for (let i = 0; i < 4; i++) last = await a2a.post(GET_TASK);
+        assertStrictEquals(last!.status, 429);
+        assertStrictEquals(last!.json.id, null, "refused before the body (and its id) was read");
+        assertStrictEquals(last!.json.error.code, -32603);
+        const [info, retry] = last!.json.error.data;
+        assertStrictEquals(info.reason, "RATE_LIMITED");
+        assertStrictEquals(info.metadata.budget, "status", "every A2A request reads first");
+        const wait = Number(last!.headers.get("retry-after"));
+        assert(wait > 0);
+        assertStrictEquals(info.metadata.retryAfterSeconds, String(wait));
+        assertStrictEquals(retry["@type"], "type.googleapis.com/google.rpc.RetryInfo");
+        assertStrictEquals(retry.retryDelay, `${wait}s`);
+      },
+    );
   } finally {
     await a2a.close();
   }

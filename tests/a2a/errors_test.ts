@@ -24,6 +24,7 @@ Deno.test("FAILURES has the A2A §5.4 and JSON-RPC 2.0 codes with UPPER_SNAKE re
     invalidParams: [-32602, "INVALID_PARAMS"],
     internal: [-32603, "INTERNAL"],
     unavailable: [-32603, "UNAVAILABLE"],
+    rateLimited: [-32603, "RATE_LIMITED"],
     outcomeUnknown: [-32603, "OUTCOME_UNKNOWN"],
     taskNotFound: [-32001, "TASK_NOT_FOUND"],
     taskNotCancelable: [-32002, "TASK_NOT_CANCELABLE"],

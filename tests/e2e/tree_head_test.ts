@@ -681,7 +681,10 @@ Deno.test("a row the server never received: no head covers it or anything after 
     );
     await submit(server.url, "five, genuine, after the forged row");
     await logged(() => server.stderr(), '"TreeHeadWithheld"');
-    assertMatch(server.stderr(), /^\{"event":"error","name":"TreeHeadWithheld","seq":4\}$/m);
+    assertMatch(
+      server.stderr(),
+      /^\{"event":"error","name":"TreeHeadWithheld","seq":4,"cause":"[^"]+","time":"[^"]+","count":1\}$/m,
+    );
     const served = await (await fetch(treeHead)).json() as PublishedHead;
     assertStrictEquals(served.treeSize, 3, "the head stops before the forged row");
     assertStrictEquals((await server.stop("SIGTERM")).code, 0);

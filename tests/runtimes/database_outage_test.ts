@@ -50,6 +50,9 @@ async function causeOfOutage(entry: Entry, env: Record<string, string>): Promise
     assertStrictEquals((await response.json()).error.code, "unavailable");
     const printed = JSON.stringify(server.lines) + server.stderr();
     assert(!printed.includes(SECRET), `no credential is printed: ${printed}`);
+    // When, and how many attempts in a row have failed.
+    assert(!Number.isNaN(Date.parse(String(line.time))), `a time: ${JSON.stringify(line)}`);
+    assertStrictEquals(line.failures, 1);
     return String(line.cause);
   } finally {
     await server.stop();

@@ -187,6 +187,39 @@ const CASES: Case[] = [
     env: { BEACON_WAL_LIMIT: limit },
     expect: /^Cannot start: BEACON_WAL_LIMIT must be a size from 512KiB to 4GiB like "4MiB"/,
   })),
+  // Values the database client would fail on at every connection, or drop without a word.
+  ...[
+    ["http://127.0.0.1:8080/?tls=maybe", /has tls set to neither "0" nor "1"/],
+    ["http://127.0.0.1:8080/?timeout=5", /has "timeout", which the database client does not know/],
+    ["libsql://db.example.com?tls=0", /with tls=0 must name the port/],
+    ["https://db.example.com/#frag", /must not have a fragment/],
+    ["file:data/beacon.db?mode=ro", /takes no parameters after a file: path/],
+  ].map(([url, expect]): Case => ({
+    env: { BEACON_DATABASE_URL: url as string },
+    expect: new RegExp(`^Cannot start: BEACON_DATABASE_URL.*${(expect as RegExp).source}`),
+  })),
+  {
+    env: { BEACON_DATABASE_AUTH_TOKEN: "eyJhbGciOi.payload\n" },
+    expect: /^Cannot start: BEACON_DATABASE_AUTH_TOKEN must be printable ASCII .*not shown$/,
+    secret: "eyJhbGciOi",
+  },
+  // Spaces are refused, never trimmed, as in every other variable (U+00A0 included).
+  ...[" 10/1m", "10/1m\u00a0"].map((limit): Case => ({
+    env: { BEACON_RATE_LIMIT: limit },
+    expect: /^Cannot start: BEACON_RATE_LIMIT must be "off" or a count of at least 1 per/,
+  })),
+  {
+    env: { BEACON_PUBLIC_URL: "https://beacon.exam\tple.com" },
+    expect: /^Cannot start: BEACON_PUBLIC_URL must not contain a space, tab, newline/,
+  },
+  // A token with a newline or a space would never match what a scraper sends; a short one can
+  // be guessed. Refused, never trimmed, and never shown.
+  ...["metrics-token-0123456789\n", " metrics-token-0123456789", "short"].map((token): Case => ({
+    env: { BEACON_METRICS_TOKEN: token },
+    expect:
+      /^Cannot start: BEACON_METRICS_TOKEN must be 16 to 512 characters of .*the value is not shown$/,
+    secret: token.trim(),
+  })),
 ];
 
 for (const entry of ENTRIES) {
@@ -246,6 +279,37 @@ Deno.test("HOSTNAME is ignored: BEACON_HOSTNAME is the bind address", async () =
   } finally {
     await server.stop();
     await Deno.remove(directory, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("variables that do nothing with a remote database are named once, after listening", async () => {
+  const [command, ...args] = await ENTRIES[1].command();
+  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = closed.addr.port;
+  closed.close(); // nothing listens there: the database is down, which never stops a start
+  const server = await startServerProcess(command, args, {
+    PORT: "0",
+    BEACON_HOSTNAME: "127.0.0.1",
+    BEACON_LOG: "off",
+    BEACON_DATABASE_URL: `http://127.0.0.1:${port}`,
+    BEACON_WAL_LIMIT: "4MiB",
+    BEACON_WRITER_THREAD: "on",
+  });
+  try {
+    // Printed right after the listening line; read it once it arrived (bounded: 10 s).
+    for (let i = 0; i < 100 && !server.lines.some((line) => line.event === "warning"); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const events = server.lines.map((line) => line.event);
+    assertStrictEquals(events[0], "listening", "nothing comes before the listening line");
+    const warnings = server.lines.filter((line) => line.event === "warning");
+    assertStrictEquals(warnings.length, 1);
+    assertStrictEquals(
+      JSON.stringify(warnings[0].ignored),
+      JSON.stringify(["BEACON_WAL_LIMIT", "BEACON_WRITER_THREAD"]),
+    );
+  } finally {
+    await server.stop();
   }
 });
 

@@ -6,10 +6,12 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import {
   type FileChange,
+  type FileCheckFailure,
   type FileGuard,
   guardDatabaseFile,
   missingIndexProblem,
 } from "../../src/store/file_guard.ts";
+import { EmbeddedConnection } from "../../src/store/embedded.ts";
 
 async function withFolder(run: (folder: string) => Promise<void>): Promise<void> {
   const folder = await Deno.makeTempDir({ prefix: "beacon-guard-" });
@@ -160,6 +162,110 @@ Deno.test("guardDatabaseFile() trips once the database file, overwritten in plac
       assertEquals((await Deno.stat(path)).ino, inode);
       assertEquals(await guard.check(), "database_overwritten");
       assertEquals(changes, ["database_overwritten"]);
+    } finally {
+      guard.stop();
+    }
+  });
+});
+
+/**
+ * A real database file holding `token` in the guard's table, and the guard's identity that
+ * reads it through SQLite as the Beacon does (`EmbeddedConnection.readFile`), or, while
+ * `unreadable.now` is set, reads a path SQLite cannot open: the driver's own failure, as when
+ * the process is out of descriptors.
+ */
+async function realIdentity(folder: string, token: string) {
+  const path = `${folder}/beacon.db`;
+  const { default: Driver } = await import("libsql");
+  const db = new Driver(path);
+  db.exec("CREATE TABLE database_identity (seq INTEGER PRIMARY KEY, token TEXT)");
+  db.prepare("INSERT INTO database_identity (token) VALUES (?)").run(token);
+  db.close();
+  const unreadable = { now: false };
+  const read = (file: string) =>
+    EmbeddedConnection.readFile(file, "SELECT token FROM database_identity")
+      .then((rows) => rows.map((row) => String(row.token)));
+  return {
+    path,
+    unreadable,
+    identity: {
+      token,
+      tokens: () => read(unreadable.now ? `${folder}/no-such-folder/beacon.db` : path),
+      settle: () => Promise.resolve(),
+    },
+  };
+}
+
+Deno.test("guardDatabaseFile() takes a check that could not run for what it is: unchecked, reported, tried again, never tripped", async () => {
+  await withFolder(async (folder) => {
+    const { path, unreadable, identity } = await realIdentity(folder, "0123456789abcdef");
+    const changes: FileChange[] = [];
+    const failures: FileCheckFailure[] = [];
+    const guard = await guardDatabaseFile(path, {
+      identity,
+      onChange: (change) => changes.push(change),
+      onCheckFailed: (failure) => failures.push(failure),
+    });
+    try {
+      assertEquals(await guard.check(), undefined);
+      assertEquals(guard.state, "guarding");
+      unreadable.now = true;
+      assertEquals(await guard.check(), undefined, "a failed read is no overwrite");
+      assertEquals(await guard.check(), undefined);
+      assertEquals(guard.state, "unchecked");
+      assertEquals(changes, []);
+      assertEquals(failures.length, 2, "one report per check, after its retries");
+      assertEquals(failures[0].name, "DatabaseFileCheckFailed");
+      assert(failures[0].cause !== undefined, "the driver's error travels as the cause");
+      unreadable.now = false;
+      assertEquals(await guard.check(), undefined);
+      assertEquals(guard.state, "guarding", "the next check that runs decides");
+      // It still sees a real overwrite afterwards: another file copied over it in place.
+      await Deno.writeTextFile(path, "not a database any more ".repeat(200));
+      assertEquals(await guard.check(), "database_overwritten");
+      assertEquals(guard.state, "tripped");
+      assertEquals(changes, ["database_overwritten"]);
+    } finally {
+      guard.stop();
+    }
+  });
+});
+
+Deno.test("guardDatabaseFile() looks twice before it calls a missing token an overwrite", async () => {
+  await withFolder(async (folder) => {
+    const path = `${folder}/beacon.db`;
+    await Deno.writeTextFile(path, "0123456789abcdef");
+    let torn = 0; // reads that see the file without the token, as a read across a write can
+    const changes: FileChange[] = [];
+    const guard = await guardDatabaseFile(path, {
+      onChange: (change) => changes.push(change),
+      identity: {
+        token: "0123456789abcdef",
+        tokens: async () => torn-- > 0 ? [] : (await Deno.readTextFile(path)).split(","),
+        settle: () => Promise.resolve(),
+      },
+    });
+    try {
+      assertEquals(await guard.check(), undefined);
+      torn = 1;
+      assertEquals(await guard.check(), undefined, "one look without the token is no verdict");
+      assertEquals(changes, []);
+      torn = 2;
+      assertEquals(await guard.check(), "database_overwritten", "two looks in a row are");
+    } finally {
+      guard.stop();
+    }
+  });
+});
+
+Deno.test("guardDatabaseFile() trips when the file, overwritten in place, is another database without the token table", async () => {
+  await withFolder(async (folder) => {
+    const { path, identity } = await realIdentity(folder, "fedcba9876543210");
+    const guard = await guardDatabaseFile(path, { identity });
+    try {
+      assertEquals(await guard.check(), undefined);
+      await Deno.writeFile(path, new Uint8Array()); // truncated in place: SQLite reads no table
+      assertEquals(await guard.check(), "database_overwritten");
     } finally {
       guard.stop();
     }
