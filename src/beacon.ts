@@ -72,9 +72,10 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
   const given = resolveOptions(options);
   // Metrics, when the operator turned them on, hear every answer (through the door's log hook)
   // and every reported error (onError) beside the operator's own hooks.
-  const metrics = given.metricsToken === undefined
-    ? undefined
-    : new BeaconMetrics(() => opened?.guard?.state);
+  const metrics = given.metricsToken === undefined ? undefined : new BeaconMetrics(
+    () => opened?.guard?.state,
+    () => opened?.treeHeads === undefined ? undefined : opened.log.uncoveredSeconds(),
+  );
   const resolved = metrics === undefined ? given : {
     ...given,
     log: (entry: RequestLogEntry) => {

@@ -10,9 +10,7 @@
  * | `beacon_outcome_unknown_total` | counter | the store: commits sent whose outcome is unknown |
  * | `beacon_database_errors_total{cause}` | counter | `onError`: database errors, by cause key |
  * | `beacon_file_guard_state{state}` | gauge | the file guard (`guarding`, `unchecked`, `tripped`; none for a remote database) |
- *
- * Left out: the seconds since the oldest acknowledged row not yet covered by a signed tree head
- * (the tree-head code is being reworked; it belongs beside it).
+ * | `beacon_log_uncovered_seconds` | gauge | the log signer: seconds since the oldest submission this instance acknowledged that no checkpoint covers yet |
  *
  * Every label value is one of the Beacon's own names or codes, so the series stay few.
  *
@@ -100,7 +98,10 @@ export function causeKey(error: unknown): string {
   return "other";
 }
 
-/** The Beacon's metrics. `guardState` reads the file guard's state (undefined: no guard). */
+/**
+ * The Beacon's metrics. `guardState` reads the file guard's state (undefined: no guard);
+ * `uncoveredSeconds` the log signer's lag (undefined: not open, or heads are off).
+ */
 export class BeaconMetrics {
   readonly registry = new Registry();
   readonly accepted: Counter = this.registry.counter(
@@ -133,7 +134,19 @@ export class BeaconMetrics {
     ["cause"],
   );
 
-  constructor(guardState: () => string | undefined) {
+  constructor(
+    guardState: () => string | undefined,
+    uncoveredSeconds: () => number | undefined = () => undefined,
+  ) {
+    this.registry.gauge(
+      "beacon_log_uncovered_seconds",
+      "Seconds since the oldest submission this instance acknowledged that no checkpoint covers " +
+        "yet (0 when all are covered).",
+      () => {
+        const seconds = uncoveredSeconds();
+        return seconds === undefined ? [] : [[{}, seconds] as const];
+      },
+    );
     this.registry.gauge(
       "beacon_file_guard_state",
       "The embedded database file guard: 1 for its current state (none for a remote database).",

@@ -68,6 +68,9 @@ import { TileReader } from "./tile_reader.ts";
  */
 const PAGE_ROWS = 500;
 
+/** Uncovered commits remembered for the metric: past this, the oldest ones are what counts. */
+const MAX_UNCOVERED = 65_536;
+
 /** Head rows read per query: each is verified once. */
 const HEAD_PAGE_ROWS = 500;
 
@@ -198,6 +201,11 @@ export class LogSigner {
   #withheld = 0;
   /** Rows this process committed and has not covered yet (`committed`). */
   readonly #committed = new CommittedReceipts();
+  /**
+   * This process's commits no head covers yet: each batch's first `seq` and when it was
+   * acknowledged, oldest first (for {@linkcode uncoveredSeconds}); bounded, oldest kept.
+   */
+  readonly #uncovered: { readonly seq: number; readonly at: number }[] = [];
   /** The log as this signer continues it; undefined until loaded from the store. */
   #tree: TileLog | undefined;
   #walk: LogWalk<SignedTreeHead> | undefined;
@@ -226,6 +234,22 @@ export class LogSigner {
    */
   committed(seqs: readonly number[], receipts: readonly SignedReceiptFields[]): void {
     this.#committed.add(seqs, receipts);
+    const first = seqs.find((seq) => seq > 0);
+    if (first !== undefined && this.#uncovered.length < MAX_UNCOVERED) {
+      this.#uncovered.push({ seq: first, at: this.#options.now() });
+    }
+  }
+
+  /**
+   * Seconds since the oldest submission this process acknowledged that no published head covers
+   * yet; 0 when every one is covered. What an operator alerts on: a log that stopped (a row
+   * withheld, a refusal, a database away) shows as a number that keeps growing.
+   */
+  uncoveredSeconds(): number {
+    const covered = this.#largestTiled?.treeSize ?? -1;
+    while (this.#uncovered.length > 0 && this.#uncovered[0].seq <= covered) this.#uncovered.shift();
+    const oldest = this.#uncovered[0];
+    return oldest === undefined ? 0 : Math.max(0, (this.#options.now() - oldest.at) / 1000);
   }
 
   /** Why this signer stopped signing, once it found the store inconsistent. */

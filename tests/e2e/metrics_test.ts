@@ -278,3 +278,43 @@ Deno.test("/metrics answers while the database never opened, and still asks for 
     await beacon.close().catch(() => {});
   }
 });
+
+Deno.test("beacon_log_uncovered_seconds: how long the oldest acknowledged submission has waited for a checkpoint, 0 once one covers it", async () => {
+  let clock = Date.parse("2026-12-07T12:00:00.000Z");
+  // Heads only at the start and when asked: the test moves the clock, not time.
+  const beacon = createBeacon({
+    database: { url: ":memory:" },
+    rateLimit: "off",
+    metricsToken: TOKEN,
+    checkpointIntervalMs: 3_600_000,
+    now: () => clock,
+  });
+  const page = async () => {
+    const response = await beacon.fetch(
+      new Request("http://127.0.0.1/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }),
+      { remoteAddress: "192.0.2.1" },
+    );
+    assertStrictEquals(response.status, 200);
+    return parse(await response.text());
+  };
+  try {
+    await beacon.ready();
+    await beacon.signLog();
+    assertStrictEquals((await page()).get("beacon_log_uncovered_seconds"), 0);
+    const response = await beacon.fetch(
+      new Request("http://127.0.0.1/beacon/0.1/submissions", {
+        method: "POST",
+        headers: TEXT,
+        body: "waiting for a checkpoint",
+      }),
+      { remoteAddress: "192.0.2.1" },
+    );
+    assertStrictEquals(response.status, 202);
+    clock += 42_000;
+    assertStrictEquals((await page()).get("beacon_log_uncovered_seconds"), 42);
+    await beacon.signLog();
+    assertStrictEquals((await page()).get("beacon_log_uncovered_seconds"), 0);
+  } finally {
+    await beacon.close();
+  }
+});
