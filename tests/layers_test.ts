@@ -25,6 +25,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   "timers.ts": [],
   "defaults.ts": [],
   "routes.ts": [],
+  "version.ts": [],
   "ids.ts": ["bytes.ts"],
   json: [],
   signing: ["bytes.ts", "json"],
@@ -50,6 +51,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "routes.ts",
     "signing",
     "transparency",
+    "version.ts",
   ],
   a2a: [
     ...["bytes.ts", "errors.ts", "http", "intake", "json", "limits", "log", "message", "signing"],
@@ -88,6 +90,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   start: [
     ...["beacon.ts", "bytes.ts", "defaults.ts", "limits", "signing", "store", "timers.ts"],
     "types.ts",
+    "version.ts",
   ],
   adapter: ["defaults.ts", "http", "log", "middleware", "start", "store", "types.ts"],
   cli: ["a2a", "defaults.ts", "message", "native", "routes.ts", "signing", "start", "store"],

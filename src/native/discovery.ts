@@ -19,6 +19,7 @@ import {
 } from "../routes.ts";
 import { formatRateLimit, type RateLimit } from "../limits/rate.ts";
 import { noteVerifierKey } from "../signing/note.ts";
+import { BEACON_VERSION } from "../version.ts";
 import { docUrl } from "./docs.ts";
 
 /** What the Beacon is, in one paragraph for people (the discovery document, the home page). */
@@ -66,6 +67,8 @@ export function discoveryDocument(facts: DiscoveryFacts): Record<string, unknown
   const document: Record<string, unknown> = {
     protocol: "beacon/0.1",
     name: "Beacon",
+    // The build that answers, for operators and bug reports (CHANGELOG.md is by version).
+    version: BEACON_VERSION,
     description: BEACON_DESCRIPTION,
     endpoints: {
       submit: origin + SUBMIT_PATH,

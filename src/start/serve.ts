@@ -23,6 +23,7 @@
  *
  * @module
  */
+import { BEACON_VERSION } from "../version.ts";
 import type { Beacon } from "../types.ts";
 import { DEFAULT_DATABASE_URL } from "../defaults.ts";
 import {
@@ -239,6 +240,7 @@ export async function runServer(runtime: ServerRuntime): Promise<void> {
   }
   logEvent({
     event: "listening",
+    version: BEACON_VERSION,
     hostname: config.hostname,
     port: listening.port,
     publicUrl: publicUrlFact(config),
