@@ -196,6 +196,7 @@ function remotePath(records: Map<string, TargetRecord>): string | null {
           "1.00x",
         ],
         ["beacon-sqld", num(remote.rps), num(own, 1), num(sqld, 1), num(both, 1), times(rpsRatio)],
+        ...floorOnSqld(records, embedded.rps),
       ],
     ),
     explained === null
@@ -204,6 +205,23 @@ function remotePath(records: Map<string, TargetRecord>): string | null {
         `shared cores it accounts for ${num(explained * 100)} % of the req/s gap to the ` +
         "embedded path.",
   ].join("\n");
+}
+
+/** The reference floor on its own sqld, as a row of the remote table, when it ran. */
+function floorOnSqld(records: Map<string, TargetRecord>, embeddedRps: number): string[][] {
+  const floor = records.get("floor-ref-sqld")?.median;
+  if (!floor) return [];
+  const own = floor.cpuUsPerRequest;
+  const sqld = floor.companionUsPerRequest ?? null;
+  const both = own !== null && sqld !== null ? own + sqld : null;
+  return [[
+    "floor-ref-sqld (its own sqld)",
+    num(floor.rps),
+    num(own, 1),
+    num(sqld, 1),
+    num(both, 1),
+    times(floor.rps / embeddedRps),
+  ]];
 }
 
 function goalTable(goals: Goal[], uploads: UploadsSummary | null): string {
