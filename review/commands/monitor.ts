@@ -102,8 +102,11 @@ class Unreachable extends Error {}
  * the status was 200 but the body was not what was asked for).
  */
 class WrongAnswer extends Unreachable {
-  constructor(message: string, readonly status: number) {
+  readonly status: number;
+
+  constructor(message: string, status: number) {
     super(message);
+    this.status = status;
   }
 }
 

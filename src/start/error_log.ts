@@ -58,7 +58,11 @@ const OWN_CAUSES: Readonly<Record<string, string>> = {
   TreeHeadIgnored: "a tree-head row does not verify under the key it names (another database " +
     "writer appended it); it is ignored",
   TreeHeadWithheld: "a row carries no intake signature that verifies under the key (another " +
-    "database writer inserted or changed it); no head covers it or any later row",
+    "database writer inserted or changed it), or is dated in the future; no head covers it or " +
+    "any later row",
+  UnacknowledgedRowError: "an idempotent retry matched a row without a receipt signature that " +
+    "verifies under the key (another database writer inserted or changed it); the retry got 500 " +
+    "and nothing was signed",
   TreeHeadRefused: "the tree-head signer cannot vouch for the stored log; run review verify",
 };
 

@@ -31,8 +31,11 @@ export class TileMissing extends Error {
 
 /** A map that forgets its oldest entry past `limit`. */
 class Recent<K, V> extends Map<K, V> {
-  constructor(readonly limit: number) {
+  readonly limit: number;
+
+  constructor(limit: number) {
     super();
+    this.limit = limit;
   }
 
   override set(key: K, value: V): this {

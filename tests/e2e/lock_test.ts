@@ -57,6 +57,8 @@ for (const variant of VARIANTS) {
       acknowledged.push(first.id!);
 
       const holder = new Database(path);
+      // The server writes too (its tree heads): a foreign process waits its turn for the lock.
+      holder.exec("PRAGMA busy_timeout = 10000");
       holder.exec("BEGIN EXCLUSIVE");
       let blockedSettled = false;
       const blocked = submit(server.url, "while locked").finally(() => blockedSettled = true);
