@@ -41,7 +41,7 @@ export { createBeacon } from "./src/beacon.ts";
 export type { Beacon, BeaconOptions, ConnectionInfo, StartFacts } from "./src/types.ts";
 export { UNKNOWN_CLIENT } from "./src/types.ts";
 export type { DatabaseConfig } from "./src/store/client.ts";
-export type { Outcome, RequestLogEntry } from "./src/log/request_log.ts";
+export type { Outcome, RequestLogEntry } from "./src/http/request_log.ts";
 export type { ListenerScheme } from "./src/http/target.ts";
 export type { RateDecision, RateLimit, RateLimiter } from "./src/limits/rate.ts";
 export type { Receipt } from "./src/intake/accept.ts";

@@ -11,7 +11,7 @@ import { probeResponse, type Unready } from "./http/probe.ts";
 import { createDoor } from "./middleware/door.ts";
 import { A2A_PATH, HEALTH_PATH, METRICS_PATH, READY_PATH } from "./routes.ts";
 import type { Context } from "./http/context.ts";
-import type { RequestLogEntry } from "./log/request_log.ts";
+import type { RequestLogEntry } from "./http/request_log.ts";
 import { BeaconMetrics } from "./metrics/beacon_metrics.ts";
 import { metricsHandler } from "./metrics/endpoint.ts";
 import { FAILURES } from "./a2a/errors.ts";
@@ -207,7 +207,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       opened?.guard?.stop();
       if (opening === undefined) return;
       const beacon = await opening;
-      const { store, intake, guard } = beacon;
+      const { store, guard } = beacon;
       guard?.stop(); // set by an open that was still running
       await guard?.idle(); // a check may be asking for a checkpoint right now
       // The last head covers every row the stopped server acknowledged, unless the file changed.
@@ -215,7 +215,6 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       beacon.treeHeads = undefined; // a second close() signs nothing more
       await schedule?.stop(guard?.tripped === undefined);
       await store.close();
-      intake.close();
     },
   };
 }

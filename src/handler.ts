@@ -23,7 +23,7 @@ import type { Intake } from "./intake/accept.ts";
 import type { RateLimiter } from "./limits/rate.ts";
 import { bodyLimit, releaseBody } from "./middleware/body_limit.ts";
 import type { Context } from "./http/context.ts";
-import { compose, type Middleware } from "./middleware/compose.ts";
+import { compose } from "./middleware/compose.ts";
 import { errorBoundary } from "./middleware/error_boundary.ts";
 import { rateLimit } from "./middleware/rate_limit.ts";
 import type { Door } from "./middleware/door.ts";
@@ -97,11 +97,6 @@ export interface HandlerDependencies {
 /** An answer made at once. */
 const answer = (response: Response) => Promise.resolve(response);
 
-/** Runs `middleware` in front of `handler` for one route method. */
-function chain(middleware: readonly Middleware[], handler: RouteHandler): RouteHandler {
-  return compose(middleware, handler);
-}
-
 /**
  * The route table: every path the Beacon answers, each method with the middleware it runs behind
  * (the submission budget and body limit for writes, the status budget for reads and A2A), as
@@ -134,7 +129,7 @@ function routeTable(parts: HandlerDependencies): Route[] {
   const loggedSize = async () => (await log.checkpoint())?.head.treeSize ?? 0;
   const inclusion = (index: number, size?: number) => log.inclusion(index, size);
   const consistency = (first: number, second: number) => log.consistency(first, second);
-  const a2a = chain(
+  const a2a = compose(
     [
       jsonRpcTransportFailures(parts.onError),
       rateLimit(parts.statusLimiter, "status", jsonRpcRateRefusal(null)),
@@ -157,40 +152,40 @@ function routeTable(parts: HandlerDependencies): Route[] {
     {
       name: "native.submit",
       path: SUBMIT_PATH,
-      methods: { POST: chain([limited, bounded], submit) },
+      methods: { POST: compose([limited, bounded], submit) },
     },
     {
       name: "native.status",
       path: STATUS_PATH.replace("{id}", ":id"),
-      methods: { GET: chain([statusLimited], statusHandler(parts.intake, loggedSize)) },
+      methods: { GET: compose([statusLimited], statusHandler(parts.intake, loggedSize)) },
     },
     {
       name: "native.inclusion",
       path: INCLUSION_PATH.replace("{id}", ":id"),
-      methods: { GET: chain([statusLimited], inclusionHandler(parts.intake, inclusion)) },
+      methods: { GET: compose([statusLimited], inclusionHandler(parts.intake, inclusion)) },
     },
     {
       name: "native.tree_head",
       path: TREE_HEAD_PATH,
-      methods: { GET: chain([statusLimited], treeHeadHandler(() => log.latest())) },
+      methods: { GET: compose([statusLimited], treeHeadHandler(() => log.latest())) },
     },
     {
       name: "native.consistency",
       path: CONSISTENCY_PATH,
-      methods: { GET: chain([statusLimited], consistencyHandler(consistency)) },
+      methods: { GET: compose([statusLimited], consistencyHandler(consistency)) },
     },
     // Each read of the log reaches the database: status reads, like the head they extend. Tiles
     // never change, so caches in front of the Beacon absorb repeated ones.
     {
       name: "log.checkpoint",
       path: LOG_PATH + "/checkpoint",
-      methods: { GET: chain([statusLimited], checkpointHandler(() => log.checkpoint())) },
+      methods: { GET: compose([statusLimited], checkpointHandler(() => log.checkpoint())) },
     },
     {
       name: "log.tile",
       path: LOG_PATH + "/tile/*",
       methods: {
-        GET: chain(
+        GET: compose(
           [statusLimited],
           tileHandler((level, index, width) => log.tile(level, index, width)),
         ),

@@ -4,7 +4,7 @@
  * @module
  */
 import type { DatabaseConfig } from "./store/client.ts";
-import type { RequestLogEntry } from "./log/request_log.ts";
+import type { RequestLogEntry } from "./http/request_log.ts";
 import type { ListenerScheme } from "./http/target.ts";
 import type { RateLimit, RateLimiter } from "./limits/rate.ts";
 import type { NewSigningKey } from "./signing/key.ts";

@@ -37,7 +37,6 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   // signing's; every statement it runs is the store's (store/log_rows.ts).
   transparency: ["bytes.ts", "routes.ts", "signing", "store", "timers.ts"],
   http: ["bytes.ts", "errors.ts"],
-  log: ["http"],
   limits: ["errors.ts", "http"],
   metrics: ["http"],
   intake: ["bytes.ts", "errors.ts", "ids.ts", "message", "signing", "store"],
@@ -54,17 +53,17 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "version.ts",
   ],
   a2a: [
-    ...["bytes.ts", "errors.ts", "http", "intake", "json", "limits", "log", "message", "signing"],
+    ...["bytes.ts", "errors.ts", "http", "intake", "json", "limits", "message", "signing"],
     // A status read answers with the stored row's summary, the type the store defines.
     "store",
     // An A2A task carries the native receipt document and status URL, built once, in
     // native/receipt.ts: the one sideways import between the two protocols.
     "native",
   ],
-  middleware: ["http", "limits", "log", "timers.ts"],
+  middleware: ["http", "limits", "timers.ts"],
   "documents.ts": ["a2a", "bytes.ts", "http", "message", "native", "routes.ts", "signing"],
   // The options name where a new signing key goes (`newSigningKey`), a type of signing's.
-  "types.ts": ["http", "limits", "log", "signing", "store"],
+  "types.ts": ["http", "limits", "signing", "store"],
   "handler.ts": [
     "a2a",
     "http",
@@ -84,7 +83,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     ...["signing", "store", "transparency", "types.ts"],
   ],
   "beacon.ts": [
-    ...["a2a", "http", "log", "metrics", "middleware", "open.ts", "options.ts", "routes.ts"],
+    ...["a2a", "http", "metrics", "middleware", "open.ts", "options.ts", "routes.ts"],
     "types.ts",
   ],
   start: [
@@ -92,7 +91,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "types.ts",
     "version.ts",
   ],
-  adapter: ["defaults.ts", "http", "log", "middleware", "start", "store", "types.ts"],
+  adapter: ["defaults.ts", "http", "middleware", "start", "store", "types.ts"],
   cli: ["a2a", "defaults.ts", "message", "native", "routes.ts", "signing", "start", "store"],
 };
 

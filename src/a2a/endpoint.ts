@@ -22,7 +22,7 @@ import { parseStrictJson } from "../json/strict_json.ts";
 import type { Intake } from "../intake/accept.ts";
 import type { RateLimiter } from "../limits/rate.ts";
 import { spendBudget } from "../limits/budget.ts";
-import { recordFailure } from "../log/request_log.ts";
+import { recordFailure } from "../http/request_log.ts";
 import type { RouteHandler } from "../http/route.ts";
 import { parseMediaType } from "../http/media_type.ts";
 import { A2AFailure, failureKindOf, FAILURES, toJsonRpcError } from "./errors.ts";

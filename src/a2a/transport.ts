@@ -18,7 +18,7 @@
 import type { Context } from "../http/context.ts";
 import { jsonResponse } from "../http/json.ts";
 import type { RateRefusalAnswer } from "../limits/budget.ts";
-import { recordFailure } from "../log/request_log.ts";
+import { recordFailure } from "../http/request_log.ts";
 import { failureKindOf, FAILURES, rateLimitedError, toJsonRpcError } from "./errors.ts";
 import { errorBody, type RequestId, rpcResponse } from "./jsonrpc.ts";
 import { StorageError } from "../errors.ts";

@@ -173,9 +173,6 @@ export class Intake {
     this.#options = options;
   }
 
-  /** Kept for callers that close the Beacon: the intake holds nothing of its own to stop. */
-  close(): void {}
-
   /**
    * The stored submission with receipt id `id`, or undefined; an id of the wrong shape is
    * answered without a database read.

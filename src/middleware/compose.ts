@@ -7,7 +7,7 @@
  * src/a2a/): their refusals are found several calls down, in functions that return a value (the
  * submission to store, the parsed JSON-RPC request), where an early return would turn every
  * signature on the way into a union with `Response`. A thrown refusal is answered in one place
- * per protocol, through the same `recordFailure` (src/log/request_log.ts): the error boundary
+ * per protocol, through the same `recordFailure` (src/http/request_log.ts): the error boundary
  * (`error_boundary.ts`) for the native surface, the endpoint (src/a2a/endpoint.ts, which alone
  * knows the JSON-RPC id) for A2A. Either way it gets its code and status and one log line, is
  * logged as refused, and is never reported to `onError`, exactly as an early return would be.

@@ -2,7 +2,7 @@
  * The one door out of the Beacon. Every response leaves through it, whether the pipeline made it
  * or not (an unparsable target, an invalid `Host`, a closed Beacon, storage that cannot be opened,
  * an entry's deadline): it gets the hardening headers (`response_headers.ts`) and produces exactly
- * one request log line (`src/log/request_log.ts`).
+ * one request log line (`src/http/request_log.ts`).
  *
  * Refusals take one way too: `refuse` (src/http/errors.ts) inside the pipeline, and
  * {@linkcode Door.turnAway} for an entry or adapter that answers before (or instead of) the
@@ -17,7 +17,7 @@
  */
 import type { Context, RequestLog } from "../http/context.ts";
 import type { Middleware } from "./compose.ts";
-import { type Departure, logEntry, type RequestLogEntry } from "../log/request_log.ts";
+import { type Departure, logEntry, type RequestLogEntry } from "../http/request_log.ts";
 import { harden } from "./response_headers.ts";
 import { type ErrorCode, errorResponse, type RefusalOptions } from "../http/errors.ts";
 

@@ -7,7 +7,7 @@
  * @module
  */
 import { codeForError, isRefusal, responseForError } from "../http/errors.ts";
-import { recordFailure } from "../log/request_log.ts";
+import { recordFailure } from "../http/request_log.ts";
 import type { Middleware } from "./compose.ts";
 
 /**

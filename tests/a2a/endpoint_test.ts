@@ -10,7 +10,7 @@ import { realIntake } from "../support/intake.ts";
 import { contextFor } from "../support/context.ts";
 import { StorageError } from "../../src/errors.ts";
 import { createBeacon } from "../../src/beacon.ts";
-import type { RequestLogEntry } from "../../src/log/request_log.ts";
+import type { RequestLogEntry } from "../../src/http/request_log.ts";
 
 function context(body: unknown, headers: Record<string, string> = {}): Context {
   return contextFor("/a2a/v1", {

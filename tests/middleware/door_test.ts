@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { type Beacon, createBeacon } from "../../src/beacon.ts";
-import type { RequestLogEntry } from "../../src/log/request_log.ts";
+import type { RequestLogEntry } from "../../src/http/request_log.ts";
 import { createDoor } from "../../src/middleware/door.ts";
 import { errorResponse } from "../../src/http/errors.ts";
 

@@ -27,7 +27,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ConnectionInfo } from "../../types.ts";
-import type { RequestLogEntry } from "../../log/request_log.ts";
+import type { RequestLogEntry } from "../../http/request_log.ts";
 import type { ErrorCode } from "../../http/errors.ts";
 import { createDoor } from "../../middleware/door.ts";
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Outcome, RequestLog } from "../http/context.ts";
+import type { Outcome, RequestLog } from "./context.ts";
 
 export type { Outcome } from "../http/context.ts";
 
