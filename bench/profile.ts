@@ -30,7 +30,8 @@ import { type HotSpot, type ProfileSummary, readProfiles } from "./lib/cpuprofil
 import { ensureLoadGenerator, type LoadGenerator, type LoadResult, runLoad } from "./lib/load.ts";
 import { parseOptions, positive } from "./lib/options.ts";
 import { sendMessageBody } from "./lib/payload.ts";
-import { findEvent, type RunningServer, startServer } from "./lib/process.ts";
+import { type RunningServer, startServer } from "./lib/process.ts";
+import { commitCounts } from "./lib/harness.ts";
 import { num, table } from "./lib/report.ts";
 import {
   assertBeaconExists,
@@ -306,7 +307,8 @@ async function measure(
   const processTotal = processTicks(server.pid) - process0;
   const cpu = finishCpu();
   const stopStarted = performance.now();
-  const stopped = await server.stop();
+  const counts = await commitCounts(server);
+  await server.stop();
   return {
     result,
     wallS,
@@ -314,7 +316,7 @@ async function measure(
     processTotal,
     other: cpu.other,
     companionTicks,
-    shutdown: findEvent(stopped.stdout, "shutdown"),
+    shutdown: counts,
     /** The profile's window: the round and the shutdown after it. */
     windowMs: wallS * 1000 + performance.now() - stopStarted,
   };

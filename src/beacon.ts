@@ -195,9 +195,6 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
     unavailable(request) {
       return refuseUnavailable(request);
     },
-    counters() {
-      return opened?.store.counters ?? { commits: 0, writes: 0 };
-    },
     async signLog() {
       if (closed) return;
       await (await open()).log.sign();

@@ -162,8 +162,6 @@ export interface Beacon {
    * same door as every other response (hardening headers, one log line).
    */
   unavailable(request: Request): Response;
-  /** Durable commits and writes so far (group commit shares commits). */
-  counters(): { commits: number; writes: number };
   /**
    * Brings the signed log up to date now: signs and stores a head (and its tiles) when the log
    * grew, continuing from the newest stored head. For platforms whose own scheduler runs it (a

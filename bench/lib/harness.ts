@@ -22,6 +22,7 @@ import {
   type TargetRecord,
 } from "./records.ts";
 import { num, rotate } from "./report.ts";
+import { BENCH_METRICS_TOKEN } from "./servers.ts";
 import type { Target } from "./targets.ts";
 import { startThreadWatch } from "./threads.ts";
 
@@ -334,15 +335,48 @@ class Harness {
   }
 }
 
+/**
+ * Commits and stored rows from a Beacon's metrics (`beacon_commit_rows_count` and `_sum`), or
+ * undefined for a server without them (the reference floor).
+ */
+export async function commitCounts(
+  server: RunningServer,
+): Promise<{ commits: number; submissions: number } | null> {
+  try {
+    const response = await fetch(server.origin + "/metrics", {
+      headers: { authorization: `Bearer ${BENCH_METRICS_TOKEN}` },
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await response.text();
+    if (
+      response.status !== 200 || !response.headers.get("content-type")?.startsWith("text/plain")
+    ) {
+      return null;
+    }
+    const value = (name: string) =>
+      Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? "0");
+    return {
+      commits: value("beacon_commit_rows_count"),
+      submissions: value("beacon_commit_rows_sum"),
+    };
+  } catch {
+    return null;
+  }
+}
+
 /** Stops a server (or collects one that already exited) and keeps what its life showed. */
 async function retire(
   t: Target,
   server: RunningServer,
   endedBy: Lifetime["endedBy"],
 ): Promise<Lifetime> {
+  // A Beacon counts its commits and rows in its metrics (the floor prints them when it stops).
+  const counted = t.beacon && server.exitStatus() === undefined ? await commitCounts(server) : null;
   const stopped = await server.stop();
   const rss = server.rss.report();
-  const event = t.beacon ? findEvent(stopped.stdout, "shutdown") : null;
+  const event: Record<string, unknown> | null = t.beacon
+    ? counted ?? findEvent(stopped.stdout, "shutdown")
+    : null;
   return {
     pid: server.pid,
     code: stopped.code,

@@ -91,8 +91,6 @@ export class EmbeddedConnection {
   #db: Connection;
   #statements = new Map<string, Statement>();
   #closed = false;
-  /** Commits made and rows written, for the benchmark's counters. */
-  readonly counters = { commits: 0, writes: 0 };
 
   private constructor(driver: Driver, path: string, busyBudgetMs: number, walLimitBytes: number) {
     this.#driver = driver;
@@ -231,8 +229,6 @@ export class EmbeddedConnection {
       // COMMIT returned; the receipt may go out only if the connection agrees it is outside a
       // transaction (SQLite's autocommit flag, sqlite3_get_autocommit()).
       this.#ensureAutocommit();
-      this.counters.commits++;
-      this.counters.writes += rows.length;
       return seqs;
     });
   }

@@ -137,11 +137,6 @@ export class SubmissionStore {
     return new SubmissionStore(await Database.open(config, now), options);
   }
 
-  /** Commits and durable writes so far: `{ commits, writes }`. */
-  get counters(): { commits: number; writes: number } {
-    return { ...this.#writer.counters };
-  }
-
   /**
    * Appends one submission; resolves only once it is durably committed, with its receipt's
    * stored signature (if the store signs). Throws {@linkcode OutcomeUnknownError} when the commit

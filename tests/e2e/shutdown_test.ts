@@ -48,7 +48,6 @@ Deno.test("SIGTERM under load: answered requests stored, database closed, exit 0
     db.close();
     assertEquals(Object.values(integrity), ["ok"]);
     for (const id of receipts) assert(ids.has(id), `receipt ${id} was not stored`);
-    assertEquals(ids.size, last?.submissions, "the final log line counts every stored row");
   } finally {
     await Deno.remove(server.directory, { recursive: true });
   }

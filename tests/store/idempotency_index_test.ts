@@ -191,8 +191,10 @@ Deno.test("a row the key check skips inside a commit gets no stored signature, a
   const database = await tempDatabase();
   try {
     for (const url of [database.url, sqld.url]) {
+      let commits = 0;
       const store = await SubmissionStore.open({ url }, Date.now, {
         signReceipts: (receipts) => signReceipts(key, receipts),
+        onCommitted: () => commits++,
       });
       try {
         // The retry shares one commit with a new row, and the key check skips it there.
@@ -201,7 +203,7 @@ Deno.test("a row the key check skips inside a commit gets no stored signature, a
           store.append(submission("s2", "native:k"), SINCE),
           store.append(submission("s3", "native:j"), SINCE),
         ]);
-        assertEquals(store.counters.commits, 2, url);
+        assertEquals(commits, 2, url);
         assertEquals(retry, false, url);
         assert(first !== false && first.signature !== undefined, url);
         assert(other !== false && other.signature !== undefined, url);
