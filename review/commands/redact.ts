@@ -17,11 +17,11 @@ import { signRedaction } from "../../src/signing/mod.ts";
 import { fileHolds, MAX_REASON, MAX_REVIEWER, redact } from "../data/appends.ts";
 import { databaseConfig, openForAppending } from "../data/database.ts";
 import { resolveId } from "../data/ids.ts";
+import { configuredKey } from "../data/keys.ts";
 import { embeddedFilePath, isEmbedded } from "../../src/store/mod.ts";
 import { CliError, type Context } from "../io.ts";
 import type { OptionValues } from "./options.ts";
 import { safeText } from "../render/mod.ts";
-import { configuredKey } from "./verify.ts";
 
 /** Shorter contents are not looked for in the file: a few bytes match by chance. */
 const MIN_REMNANT_BYTES = 16;

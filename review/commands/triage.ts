@@ -15,15 +15,16 @@
  *
  * @module
  */
-import { appendEvent, MAX_NOTE } from "../data/appends.ts";
+import { appendEvent, checkNoteAndReviewer, MAX_NOTE } from "../data/appends.ts";
 import { databaseConfig, openForAppending } from "../data/database.ts";
 import { eventNumber } from "../data/events.ts";
-import { CliError, type Context } from "../io.ts";
-import { checkNoteAndReviewer } from "./mark.ts";
-import { FILTER_OPTIONS, filtersFrom, type OptionValues, widthFrom } from "./options.ts";
+import { publishedKey } from "../data/keys.ts";
 import { countSubmissions, queuePage, type ReviewStatus } from "../data/queries.ts";
+import { submissionView } from "../data/submission.ts";
+import { CliError, type Context } from "../io.ts";
+import { FILTER_OPTIONS, filtersFrom, type OptionValues, widthFrom } from "./options.ts";
 import { safeText } from "../render/mod.ts";
-import { describeRow, publishedKey } from "./show.ts";
+import { describeSubmission } from "../render/submission.ts";
 
 /** The options of `triage`: the filters, and who is reviewing. */
 export const TRIAGE_OPTIONS = {
@@ -102,7 +103,9 @@ export async function triageCommand(context: Context, values: OptionValues): Pro
       }
       after = row.seq;
       const waiting = await countSubmissions(database.client, database.schema, filters) - 1;
-      await context.stdout.line(await describeRow(database, row, width, publicKey));
+      await context.stdout.line(
+        describeSubmission(await submissionView(database, row, publicKey), width),
+      );
       await context.stdout.line(`${TRIAGE_LEGEND}   (${waiting} more new)`);
       let handled = false;
       while (!handled) {

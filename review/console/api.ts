@@ -8,12 +8,11 @@
  */
 import { canonicalReceiptBytes, sha256Digest, type SigningKey } from "../../src/signing/mod.ts";
 import { receiptSignatureReport, signedFieldsOf } from "../data/receipt_signature.ts";
-import { appendEvent } from "../data/appends.ts";
-import { exportChunks, type ExportFormat } from "../commands/export.ts";
+import { appendEvent, checkNoteAndReviewer } from "../data/appends.ts";
+import { exportChunks, type ExportFormat } from "../render/export.ts";
 import { interpretContent, type MessageView, previewOf, renderContent } from "../render/content.ts";
 import type { ReviewDatabase } from "../data/database.ts";
 import { CliError } from "../io.ts";
-import { checkNoteAndReviewer } from "../commands/mark.ts";
 import { parseSince } from "../commands/options.ts";
 import {
   countSubmissions,
@@ -24,7 +23,7 @@ import {
   type ReviewStatus,
   type SubmissionRow,
 } from "../data/queries.ts";
-import { checkpoints, reviewEvents } from "../data/events.ts";
+import { checkpoints, pagesWithHistories, reviewEvents } from "../data/events.ts";
 import { Findings, safeSegments, type Segment } from "../render/mod.ts";
 import { catchUpIndex, searchCondition, type SearchMode } from "../search/search.ts";
 import { readsAs as readsAsWords } from "../search/reads_as.ts";
@@ -156,7 +155,7 @@ export class ConsoleApi {
 
   /**
    * The export of what the filters in `params` match (`format=ndjson|csv`), as `review export`
-   * writes it: the same records and the same CSV neutralisation (commands/export.ts), streamed.
+   * writes it: the same records and the same CSV neutralisation (render/export.ts), streamed.
    *
    * @param params The query: the queue's filters and `format`.
    * @returns The format and the text, in chunks.
@@ -169,7 +168,8 @@ export class ConsoleApi {
     const filters = await this.#filters(params);
     const database = this.#options.database;
     async function* chunks() {
-      for await (const chunk of exportChunks(database, filters, format)) yield chunk.text;
+      const pages = pagesWithHistories(database, filters);
+      for await (const chunk of exportChunks(pages, format)) yield chunk.text;
     }
     return { format, chunks: chunks() };
   }

@@ -18,7 +18,8 @@ import { databaseConfig, openForAppending } from "../data/database.ts";
 import { CliError, type Context } from "../io.ts";
 import { integerOption, type OptionValues } from "../commands/options.ts";
 import { prepareSearch } from "../search/search.ts";
-import { configuredKey, storedPublicKey, verifyCommand } from "../commands/verify.ts";
+import { configuredKey, storedPublicKey } from "../data/keys.ts";
+import { verifyCommand } from "../commands/verify.ts";
 import { ConsoleApi } from "./api.ts";
 import { consoleHandler, randomToken, type StaticFiles } from "./app.ts";
 

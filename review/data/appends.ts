@@ -10,6 +10,7 @@
 import type { Client } from "@libsql/client";
 import type { CheckpointFields, RedactionFields } from "../../src/signing/mod.ts";
 import type { ReviewStatus } from "./queries.ts";
+import { CliError } from "../io.ts";
 
 /** Longest note, in UTF-16 code units. */
 export const MAX_NOTE = 4000;
@@ -17,6 +18,28 @@ export const MAX_NOTE = 4000;
 export const MAX_REVIEWER = 200;
 /** Longest redaction reason. */
 export const MAX_REASON = 2000;
+
+/**
+ * Checks a note and a reviewer name before they are appended (`mark`, `triage`, the console).
+ *
+ * @param note The note, if any.
+ * @param reviewer The name, if any.
+ * @throws {CliError} Status 2 when either is too long or not well-formed text.
+ */
+export function checkNoteAndReviewer(note?: string, reviewer?: string): void {
+  if (note !== undefined && (note.length > MAX_NOTE || !note.isWellFormed() || note === "")) {
+    throw new CliError(
+      `Cannot mark: the note must be well-formed text of 1 to ${MAX_NOTE} characters`,
+      2,
+    );
+  }
+  if (reviewer !== undefined && (reviewer.length > MAX_REVIEWER || !reviewer.isWellFormed())) {
+    throw new CliError(
+      `Cannot mark: the reviewer name must be at most ${MAX_REVIEWER} characters`,
+      2,
+    );
+  }
+}
 
 /** A review event to append. */
 export interface NewEvent {
