@@ -8,7 +8,11 @@
  * @module
  */
 import type { Client } from "@libsql/client";
-import type { CheckpointFields, RedactionFields } from "../../src/signing/mod.ts";
+import {
+  type CheckpointFields,
+  type RedactionFields,
+  SIGNING_KEY_SECRET,
+} from "../../src/signing/mod.ts";
 import type { ReviewStatus } from "./queries.ts";
 import { CliError } from "../io.ts";
 
@@ -261,4 +265,35 @@ export async function fileHolds(path: string, needle: Uint8Array): Promise<boole
   } finally {
     await file.close();
   }
+}
+
+/**
+ * Deletes the signing key an earlier version kept in the `secrets` table (review key move-out), in
+ * one transaction whose connection erases what it frees
+ * (https://sqlite.org/pragma.html#pragma_secure_delete), and only if it is still that key.
+ */
+export async function deleteKeptKey(
+  client: Client,
+  seed: Uint8Array,
+  embedded: boolean,
+): Promise<void> {
+  const transaction = await client.transaction("write");
+  try {
+    if (embedded) await transaction.execute("PRAGMA secure_delete = ON");
+    await transaction.execute({
+      sql: "DELETE FROM secrets WHERE name = ? AND value = ?",
+      args: [SIGNING_KEY_SECRET, seed],
+    });
+    await transaction.commit();
+  } finally {
+    transaction.close();
+  }
+}
+
+/**
+ * Rewrites the database file (https://sqlite.org/lang_vacuum.html), so no copy of deleted bytes
+ * is left in its free pages; the caller checkpoints the WAL after it.
+ */
+export async function vacuum(client: Client): Promise<void> {
+  await client.execute("VACUUM");
 }

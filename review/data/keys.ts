@@ -1,8 +1,9 @@
 /**
  * The review tool's keys: the one given on purpose with `BEACON_SIGNING_KEY`, the public half of
  * the key the server keeps (its key file, or the database of an earlier version), and the key a
- * stored receipt signature is checked against. `verify`, `show`, `next`, `triage`, `redact` and
- * the console all ask here, so every command finds a key the same way.
+ * stored receipt signature is checked against. `verify`, `show`, `next`, `triage`, `redact`,
+ * `key` and the console all ask here, so every command finds a key the same way. Deleting a kept
+ * key is a write: data/appends.ts `deleteKeptKey`.
  *
  * @module
  */
@@ -14,6 +15,7 @@ import {
   type SigningKey,
   signingKeyFromSeed,
 } from "../../src/signing/mod.ts";
+import type { Client } from "@libsql/client";
 import type { ReviewDatabase } from "./database.ts";
 import { CliError, type Context } from "../io.ts";
 
@@ -38,17 +40,23 @@ export async function storedPublicKey(database: ReviewDatabase): Promise<string 
     const seed = await readKeyFile(keyFileBeside(database.url)).catch(() => undefined);
     if (seed !== undefined) return (await signingKeyFromSeed(seed)).publicKey;
   }
-  const tables = await database.client.execute(
+  const seed = await keptSeed(database.client);
+  if (seed === undefined || seed.byteLength !== 32) return undefined;
+  return (await signingKeyFromSeed(seed)).publicKey;
+}
+
+/** The seed an earlier version kept in the database, or undefined (nothing is created). */
+export async function keptSeed(client: Client): Promise<Uint8Array | undefined> {
+  const tables = await client.execute(
     "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'secrets'",
   );
   if (tables.rows.length === 0) return undefined;
-  const rows = (await database.client.execute({
+  const rows = (await client.execute({
     sql: "SELECT value FROM secrets WHERE name = ?",
     args: [SIGNING_KEY_SECRET],
-  })).rows;
+  })).rows as { value?: unknown }[];
   const value = rows[0]?.value;
-  if (!(value instanceof ArrayBuffer) || value.byteLength !== 32) return undefined;
-  return (await signingKeyFromSeed(new Uint8Array(value))).publicKey;
+  return value instanceof ArrayBuffer ? new Uint8Array(value) : undefined;
 }
 
 /**
