@@ -21,7 +21,7 @@ import { prepareSearch } from "../search/search.ts";
 import { configuredKey, storedPublicKey } from "../data/keys.ts";
 import { verifyCommand } from "../commands/verify.ts";
 import { ConsoleApi } from "./api.ts";
-import { consoleHandler, randomToken, type StaticFiles } from "./app.ts";
+import { consoleHandler, randomToken, STATIC_FILES, type StaticFiles } from "./app.ts";
 
 /** The options of `serve`. */
 export const SERVE_OPTIONS = {
@@ -35,13 +35,14 @@ export const SERVE_OPTIONS = {
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|\[::1\])$/;
 
 /**
- * The script and the stylesheet, read at start. In the npm package's build they sit in
+ * The stylesheet and the page's modules, read at start. In the npm package's build they sit in
  * `dist/static/` beside the bundled module (tsdown.config.ts copies them), the same place
  * relative to this code as in the sources.
  */
 async function readFiles(): Promise<StaticFiles> {
   const read = (name: string) => readFile(new URL(`./static/${name}`, import.meta.url), "utf8");
-  return { "console.js": await read("console.js"), "console.css": await read("console.css") };
+  const texts = await Promise.all(STATIC_FILES.map(read));
+  return Object.fromEntries(STATIC_FILES.map((name, i) => [name, texts[i]])) as StaticFiles;
 }
 
 /** A context whose stdout collects lines, for running `verify` from the page. */

@@ -392,3 +392,44 @@ Deno.test("70 fetches of the page from another loopback origin leave the reviewe
     await served.close();
   }
 });
+
+Deno.test("a request outside the console's routes is refused: unknown views and actions behind the session", async () => {
+  const served = await serveBeacon();
+  const console = await startConsole(served.databaseUrl);
+  try {
+    const token = await console.session();
+    const auth = { authorization: `Bearer ${token}` };
+    const csrf = await console.csrf();
+    const answer = async (path: string, init: RequestInit = {}) => {
+      const response = await fetch(`${console.origin}${path}`, init);
+      assertHardened(response, `${init.method ?? "GET"} ${path}`);
+      return { status: response.status, body: await response.text() };
+    };
+    assertEquals(await answer("/nothing"), { status: 404, body: "not found" });
+    assertEquals(await answer("/", { method: "PUT" }), { status: 405, body: "method not allowed" });
+    assertEquals(
+      await answer("/static/console.js", { method: "POST", body: "{}" }),
+      { status: 405, body: "method not allowed" },
+    );
+    assertEquals(await answer("/api/nothing"), { status: 401, body: "unauthorized" });
+    const noView = JSON.stringify({ error: "no such view" });
+    assertEquals(await answer("/api/nothing", { headers: auth }), { status: 404, body: noView });
+    assertEquals(await answer("/api/session", { headers: auth }), { status: 404, body: noView });
+    const action = (headers: Record<string, string>) =>
+      answer("/api/nothing", {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: "{}",
+      });
+    assertEquals(await action({}), { status: 401, body: "unauthorized" });
+    assertEquals(await action(auth), { status: 403, body: "forbidden" });
+    assertEquals(await action({ ...auth, origin: console.origin, "x-csrf-token": csrf }), {
+      status: 404,
+      body: JSON.stringify({ error: "no such action" }),
+    });
+  } finally {
+    const { code } = await console.stop();
+    assertStrictEquals(code, 0);
+    await served.close();
+  }
+});
