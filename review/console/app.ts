@@ -9,22 +9,22 @@
  *    Request (RFC 9110 §15.5.20: this server will not answer for that authority) with the
  *    address to open instead; not 401, which would read as a problem with the credential.
  * 2. A one-time code, printed with the URL to open, in the URL's fragment:
- *    `http://127.0.0.1:PORT/#code=C`. A browser never sends the fragment to any server
- *    (RFC 3986 §3.5), so the code is in no request line, log or `Referer`, but the browser keeps
- *    the URL in its history. So the page spends the code at once: it posts it to
- *    `/api/session`, which answers, once, with a session credential and that session's CSRF
- *    token, and every later exchange of the same code is refused. The page keeps both in its
- *    memory only (a variable of its script), clears the fragment, and sends the credential as
+ *    `http://127.0.0.1:PORT/#code=C`. A browser never sends the fragment to any server (RFC 3986
+ *    §3.5), so the code is in no request line, log or `Referer`, but the browser keeps the URL in
+ *    its history. So the page spends the code at once: it posts it to `/api/session`, which
+ *    answers, once, with a session credential and that session's CSRF token, and every later
+ *    exchange of the same code is refused. The page keeps both in its memory only (a variable of
+ *    its session module, static/session.js), clears the fragment, and sends the credential as
  *    `Authorization: Bearer S` on every API call. Nothing the browser writes to its profile
  *    (history, session restore, `sessionStorage`, which Chromium persists) holds a live secret:
- *    the history keeps a spent code. A reload or another tab has no credential, so each
- *    exchange makes the console print its next link (a fresh one-time code) in the terminal,
- *    where the first one was; opening it starts a new session and ends the previous one, so
- *    there is one live session at a time. No cookie is ever set: cookies are not bound to a
- *    port (RFC 6265 §8.5), so a cookie for 127.0.0.1 would go to every other server on
- *    127.0.0.1 as well. The page shell and its two static files hold no data and are served
- *    without a credential; every other `/api/` route answers 401 without it. Secrets are
- *    compared in constant time and never logged.
+ *    the history keeps a spent code. A reload or another tab has no credential, so each exchange
+ *    makes the console print its next link (a fresh one-time code) in the terminal, where the
+ *    first one was; opening it starts a new session and ends the previous one, so there is one
+ *    live session at a time. No cookie is ever set: cookies are not bound to a port (RFC 6265
+ *    §8.5), so a cookie for 127.0.0.1 would go to every other server on 127.0.0.1 as well. The
+ *    page shell and its static files (the stylesheet and the script's modules) hold no data and
+ *    are served without a credential; every other `/api/` route answers 401 without it. Secrets
+ *    are compared in constant time and never logged.
  * 3. State-changing requests also need an `Origin` that is the console's own, a CSRF token in
  *    `X-CSRF-Token`, and a JSON body of at most 16 KiB, counted while it is read: the reading
  *    stops at the first byte over, and the rest is never read. The exchange needs the page's
@@ -76,7 +76,17 @@ const MAX_BODY = 16 * 1024;
  * The page's files in static/, each served at `/static/NAME`: the stylesheet, the entry script
  * and the modules it imports (plain ES modules, no build step).
  */
-export const STATIC_FILES = ["console.css", "console.js"] as const;
+export const STATIC_FILES = [
+  "console.css",
+  "console.js",
+  "page.js",
+  "session.js",
+  "api.js",
+  "queue.js",
+  "item.js",
+  "marks.js",
+  "keys.js",
+] as const;
 
 /** The static files by name, read once at start. */
 export type StaticFiles = Readonly<Record<(typeof STATIC_FILES)[number], string>>;

@@ -11,6 +11,7 @@ import {
 } from "../../tests/support/assert.ts";
 import { rawExchange, serveBeacon } from "../../tests/support/in_process.ts";
 import { consoleCsrf, exchangeCode, review, startConsole } from "./support.ts";
+import { STATIC_FILES } from "../console/app.ts";
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
   "img-src 'none'; font-src 'none'; media-src 'none'; object-src 'none'; frame-src 'none'; " +
@@ -102,10 +103,16 @@ Deno.test("the console needs its session, a same-origin Origin and the session's
     const csrf = await console.csrf();
     assertMatch(html, /<script type="module" src="\/static\/console\.js"><\/script>/);
     assert(!/<script>|\sstyle=|\son\w+=/.test(html), "no inline script, style or handler");
-    for (const file of ["console.js", "console.css"]) {
+    // Every file the page loads, the entry script's modules included, each with its media type
+    // (a module script runs only when served as JavaScript, under nosniff).
+    for (const file of STATIC_FILES) {
       const response = await fetch(`${console.origin}/static/${file}`);
       assertStrictEquals(response.status, 200);
       assertHardened(response, file);
+      assertStrictEquals(
+        response.headers.get("content-type"),
+        file.endsWith(".css") ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8",
+      );
       const source = await response.text();
       assert(!source.includes("innerHTML"), `${file} never uses innerHTML`);
       assert(!source.includes("document.cookie"), `${file} never uses cookies`);
