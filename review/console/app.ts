@@ -385,23 +385,9 @@ function unknownRoute(method: string, path: string): ConsoleRoute | Response {
   if (!path.startsWith("/api/")) {
     return method === "GET" ? text(404, "not found") : text(405, "method not allowed");
   }
-  if (method === "GET") {
-    return {
-      method,
-      path,
-      access: "session",
-      answer: () => Promise.reject(new RequestError(404, "no such view")),
-    };
-  }
-  if (method === "POST") {
-    return {
-      method,
-      path,
-      access: "session",
-      answer: () => Promise.reject(new RequestError(404, "no such action")),
-    };
-  }
-  return text(405, "method not allowed");
+  if (method !== "GET" && method !== "POST") return text(405, "method not allowed");
+  const refusal = new RequestError(404, method === "GET" ? "no such view" : "no such action");
+  return { method, path, access: "session", answer: () => Promise.reject(refusal) };
 }
 
 /**
