@@ -9,7 +9,7 @@ import { canonicalReceiptBytes, sha256Digest } from "../../src/signing/mod.ts";
 import type { ReviewEvent } from "../data/events.ts";
 import type { SubmissionRow } from "../data/queries.ts";
 import { type ReceiptSignatureReport, signedFieldsOf } from "../data/receipt_signature.ts";
-import { interpretContent, type MessageView, previewOf, renderContent } from "../render/content.ts";
+import { interpretContent, messageOf, previewOf, renderContent } from "../render/content.ts";
 import { Findings, safeSegments, type Segment } from "../render/mod.ts";
 import { readsAs as readsAsWords } from "../search/reads_as.ts";
 
@@ -31,15 +31,6 @@ function readsAs(text: string, findings: Findings): Segment[][] {
   return readsAsWords(text).map((word) => excerpt(word, findings));
 }
 
-function messageOf(row: SubmissionRow): MessageView | undefined {
-  const view = interpretContent(row.contentType, row.content);
-  if (view.form === "message") return view.message;
-  if (view.form === "a2a") {
-    for (const part of view.parts) if (part.type === "message") return part.message;
-  }
-  return undefined;
-}
-
 /**
  * One entry of the queue: the row's facts, and its sender, intent, preview and look-alike words
  * as inert segments.
@@ -51,7 +42,7 @@ export function queueEntryView(row: SubmissionRow): unknown {
   const findings = new Findings();
   const view = interpretContent(row.contentType, row.content);
   const flagged = renderContent(view, WIDE).findings.any;
-  const message = messageOf(row);
+  const message = messageOf(view);
   return {
     id: row.id,
     seq: row.seq,
