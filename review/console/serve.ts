@@ -14,7 +14,7 @@
  * @module
  */
 import { readFile } from "node:fs/promises";
-import { databaseConfig, openForAppending } from "../data/database.ts";
+import { databaseConfig, openForAppending, type ReviewDatabase } from "../data/database.ts";
 import { CliError, type Context } from "../io.ts";
 import { integerOption, type OptionValues } from "../commands/options.ts";
 import { prepareSearch } from "../search/search.ts";
@@ -65,6 +65,41 @@ function capture(context: Context): { context: Context; lines: string[] } {
 }
 
 /**
+ * The console's API over the open database: the key given on purpose (it signs nothing but
+ * redactions), the key receipts are checked against (the first `--trust`, else that key, else the
+ * stored one), the search, and `verify` run read-only with the page's `--trust` keys.
+ */
+async function consoleApi(
+  context: Context,
+  values: OptionValues,
+  database: ReviewDatabase,
+  reviewer: string,
+): Promise<ConsoleApi> {
+  const key = await configuredKey(context);
+  const trusted = (values.trust as string[] | undefined) ?? [];
+  const publicKey = trusted[0] ?? key?.publicKey ?? await storedPublicKey(database);
+  const search = await prepareSearch(database.client);
+  return new ConsoleApi({
+    database,
+    search,
+    reviewer,
+    key,
+    publicKey,
+    now: context.now,
+    verify: async () => {
+      const run = capture(context);
+      const code = await verifyCommand(run.context, {
+        database: values.database,
+        "no-checkpoint": true,
+        trust: trusted.length === 0 ? undefined : trusted,
+        width: "200",
+      });
+      return { code, lines: run.lines };
+    },
+  });
+}
+
+/**
  * Runs `serve`.
  *
  * @param context Outputs, environment, clock.
@@ -95,28 +130,7 @@ export async function serveCommand(context: Context, values: OptionValues): Prom
   const files = await readFiles();
   const database = await openForAppending(config, context.now);
   try {
-    const key = await configuredKey(context);
-    const trusted = (values.trust as string[] | undefined) ?? [];
-    const publicKey = trusted[0] ?? key?.publicKey ?? await storedPublicKey(database);
-    const search = await prepareSearch(database.client);
-    const api = new ConsoleApi({
-      database,
-      search,
-      reviewer,
-      key,
-      publicKey,
-      now: context.now,
-      verify: async () => {
-        const run = capture(context);
-        const code = await verifyCommand(run.context, {
-          database: values.database,
-          "no-checkpoint": true,
-          trust: trusted.length === 0 ? undefined : trusted,
-          width: "200",
-        });
-        return { code, lines: run.lines };
-      },
-    });
+    const api = await consoleApi(context, values, database, reviewer);
     const code = randomToken();
     // The handler needs the port the system chose; until the line below sets it (before the
     // URL is printed, so before anyone can know where to connect), every request gets a 503.

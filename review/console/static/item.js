@@ -62,28 +62,9 @@ function drawHistory(item) {
   return history;
 }
 
-/** Draws the submission in the item pane. */
-function drawItem(item) {
-  // A note being written stays, with its focus, when the same item is drawn again (after a
-  // mark of it was recorded).
-  const writing = document.getElementById("note-area");
-  const keepNote = writing !== null && writing.childElementCount > 0 &&
-    itemView.dataset.id === item.id;
-  const focused = document.activeElement;
-  const fields = el("dl", { class: "fields" });
-  for (const field of item.fields) {
-    fields.append(el("dt", {}, [field.label]), el("dd", {}, [segmentLines(field.value, "value")]));
-  }
-  const integrity = el("dl", { class: "fields" }, [
-    el("dt", {}, ["digest"]),
-    el("dd", {}, [item.integrity.digest]),
-    el("dt", {}, ["receipt"]),
-    el("dd", {}, [
-      item.integrity.signatureReport +
-      (item.integrity.signature === null ? "" : ` (signature ${item.integrity.signature})`),
-    ]),
-  ]);
-  const actions = el("div", { class: "actions", role: "toolbar", "aria-label": "Actions" }, [
+/** The item's toolbar: previous, next, a button a status, and a note. */
+function itemActions(item) {
+  return el("div", { class: "actions", role: "toolbar", "aria-label": "Actions" }, [
     button("Previous", () => move(-1), "k"),
     button("Next", () => move(1), "j"),
     ...STATUSES.map((entry) =>
@@ -94,11 +75,43 @@ function drawItem(item) {
     ),
     button("Add note", () => openNote(undefined), "n"),
   ]);
+}
+
+/** The receipt's fields, each value as inert segments. */
+function receiptFields(item) {
+  const fields = el("dl", { class: "fields" });
+  for (const field of item.fields) {
+    fields.append(el("dt", {}, [field.label]), el("dd", {}, [segmentLines(field.value, "value")]));
+  }
+  return fields;
+}
+
+/** The digest's state and what the stored receipt signature proves. */
+function integrityFields(item) {
+  return el("dl", { class: "fields" }, [
+    el("dt", {}, ["digest"]),
+    el("dd", {}, [item.integrity.digest]),
+    el("dt", {}, ["receipt"]),
+    el("dd", {}, [
+      item.integrity.signatureReport +
+      (item.integrity.signature === null ? "" : ` (signature ${item.integrity.signature})`),
+    ]),
+  ]);
+}
+
+/** Draws the submission in the item pane. */
+function drawItem(item) {
+  // A note being written stays, with its focus, when the same item is drawn again (after a
+  // mark of it was recorded).
+  const writing = document.getElementById("note-area");
+  const keepNote = writing !== null && writing.childElementCount > 0 &&
+    itemView.dataset.id === item.id;
+  const focused = document.activeElement;
   const title = el("div", { class: "item-title" }, [
     el("h2", {}, [`Submission ${item.id}`]),
     chip(item.status),
   ]);
-  const children = [title, actions];
+  const children = [title, itemActions(item)];
   if (item.warning) children.push(el("p", { class: "warning" }, [item.warning]));
   if (item.readsAs?.length > 0) children.push(readsAsLine(item.readsAs));
   if (item.redaction) {
@@ -119,9 +132,9 @@ function drawItem(item) {
       : drawHistory(item),
     keepNote ? writing : el("div", { id: "note-area" }),
     el("h3", {}, ["Receipt"]),
-    fields,
+    receiptFields(item),
     el("h3", {}, ["Integrity"]),
-    integrity,
+    integrityFields(item),
   );
   itemView.replaceChildren(...children);
   itemView.dataset.id = item.id;
