@@ -440,3 +440,43 @@ Deno.test("a request outside the console's routes is refused: unknown views and 
     await served.close();
   }
 });
+
+Deno.test("every file in static/ is served, and a page module uses only its own names, its imports and the DOM", async () => {
+  const folder = new URL("../console/static/", import.meta.url);
+  const present = [];
+  for await (const entry of Deno.readDir(folder)) present.push(entry.name);
+  assertEquals(present.sort(), [...STATIC_FILES].sort());
+  const sources = new Map<string, string>();
+  for (const name of STATIC_FILES) {
+    if (name.endsWith(".js")) sources.set(name, await Deno.readTextFile(new URL(name, folder)));
+  }
+  const strays: string[] = [];
+  for (const [name, code] of sources) {
+    for (const [, names, target] of code.matchAll(/^import \{([^}]*)\} from "\.\/([^"]+)";/gm)) {
+      const exported = sources.get(target);
+      if (exported === undefined) {
+        strays.push(`${name} imports ${target}, which is not served`);
+        continue;
+      }
+      for (const imported of names.split(",").map((part) => part.trim()).filter(Boolean)) {
+        const declaration = new RegExp(`^export (async )?(function|const|let) ${imported}\\b`, "m");
+        if (!declaration.test(exported)) strays.push(`${name} imports ${imported} from ${target}`);
+      }
+    }
+  }
+  assertEquals(strays, []);
+  // And every name a module uses is its own, imported, or the browser's: Deno's linter knows
+  // every global but the DOM's, so the DOM's are the only names it may call undefined.
+  const lint = await new Deno.Command(Deno.execPath(), {
+    args: ["lint", "--json", "--rules-include=no-undef", folder.pathname],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const report = JSON.parse(new TextDecoder().decode(lint.stdout));
+  const undefinedNames = new Set<string>(
+    report.diagnostics.map((diagnostic: { message: string }) =>
+      diagnostic.message.replace(/ is not defined$/, "")
+    ),
+  );
+  assertEquals([...undefinedNames].sort(), ["document", "history", "matchMedia"]);
+});
