@@ -1,8 +1,10 @@
 /**
- * The web console's JSON views and actions, on the review tool's own queries and appends.
- * Submitted text leaves here only as segments made by the shared renderer (render/mod.ts): the page
- * gets text that is already inert, with each escape marked, and puts it into the document with
- * `textContent`, so there is one classification of characters for the terminal and the page.
+ * The web console's JSON views and actions, on the review tool's own queries and appends: one
+ * method per route of app.ts's table, each checking its parameters, asking data/, and shaping the
+ * answer with views.ts. Submitted text leaves only as segments made by the shared renderer
+ * (render/mod.ts): the page gets text that is already inert, with each escape marked, and puts it
+ * into the document with `textContent`, so there is one classification of characters for the
+ * terminal and the page.
  *
  * @module
  */
