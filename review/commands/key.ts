@@ -20,7 +20,6 @@
 import {
   encodeSeed,
   parseSigningKey,
-  SIGNING_KEY_SECRET,
   type SigningKey,
   signingKeyFromSeed,
 } from "../../src/signing/mod.ts";
@@ -31,8 +30,9 @@ import {
   readKeyFile,
 } from "../../src/start/key_file.ts";
 import { embeddedFilePath, isEmbedded } from "../../src/store/mod.ts";
-import { checkpointWal, fileHolds } from "../data/appends.ts";
+import { checkpointWal, deleteKeptKey, fileHolds, vacuum } from "../data/appends.ts";
 import { databaseConfig, openForAppending, openForReading } from "../data/database.ts";
+import { keptSeed } from "../data/keys.ts";
 import { CliError, type Context } from "../io.ts";
 import type { OptionValues } from "./options.ts";
 
@@ -61,22 +61,6 @@ function option(values: OptionValues, name: string): string | undefined {
 function fileError(error: unknown): never {
   if (error instanceof KeyFileError) throw new CliError(`Cannot use the key: ${error.message}`);
   throw error;
-}
-
-/** The seed an earlier version kept in the database, or undefined (nothing is created). */
-async function keptSeed(client: {
-  execute(statement: { sql: string; args: unknown[] } | string): Promise<{ rows: unknown[] }>;
-}): Promise<Uint8Array | undefined> {
-  const tables = await client.execute(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'secrets'",
-  );
-  if (tables.rows.length === 0) return undefined;
-  const rows = (await client.execute({
-    sql: "SELECT value FROM secrets WHERE name = ?",
-    args: [SIGNING_KEY_SECRET],
-  })).rows as { value?: unknown }[];
-  const value = rows[0]?.value;
-  return value instanceof ArrayBuffer ? new Uint8Array(value) : undefined;
 }
 
 /** The key `show` and `export` read, in the order the module documentation gives. */
@@ -172,7 +156,7 @@ async function moveOut(context: Context, values: OptionValues): Promise<number> 
         `Cannot move the key out: ${target} holds another key; nothing was deleted (docs/keys.md)`,
       );
     }
-    await deleteKept(database.client, seed, embedded);
+    await deleteKeptKey(database.client, seed, embedded);
   } finally {
     await database.close();
   }
@@ -188,28 +172,6 @@ async function moveOut(context: Context, values: OptionValues): Promise<number> 
     return 0;
   }
   return await reportErasure(context, config.url, seed);
-}
-
-/**
- * Deletes the kept key in one transaction whose connection erases what it frees
- * (https://sqlite.org/pragma.html#pragma_secure_delete), and only if it is still that key.
- */
-async function deleteKept(
-  client: Awaited<ReturnType<typeof openForAppending>>["client"],
-  seed: Uint8Array,
-  embedded: boolean,
-): Promise<void> {
-  const transaction = await client.transaction("write");
-  try {
-    if (embedded) await transaction.execute("PRAGMA secure_delete = ON");
-    await transaction.execute({
-      sql: "DELETE FROM secrets WHERE name = ? AND value = ?",
-      args: [SIGNING_KEY_SECRET, seed],
-    });
-    await transaction.commit();
-  } finally {
-    transaction.close();
-  }
 }
 
 /**
@@ -235,7 +197,7 @@ async function reportErasure(context: Context, url: string, seed: Uint8Array): P
       return 1;
     }
     if (await holds()) {
-      await database.client.execute("VACUUM");
+      await vacuum(database.client);
       await checkpointWal(database.client);
     }
     if (await holds()) {

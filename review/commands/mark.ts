@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { appendEvent, MAX_NOTE, MAX_REVIEWER } from "../data/appends.ts";
+import { appendEvent, checkNoteAndReviewer } from "../data/appends.ts";
 import { databaseConfig, openForAppending } from "../data/database.ts";
 import { eventNumber, reviewEvents } from "../data/events.ts";
 import { resolveIds } from "../data/ids.ts";
@@ -19,8 +19,6 @@ import { integerOption, type OptionValues, statusOption } from "./options.ts";
 import { REVIEW_STATUSES, type ReviewStatus } from "../data/queries.ts";
 import { safeText } from "../render/mod.ts";
 
-export { MAX_NOTE, MAX_REVIEWER };
-
 /** The options of `mark`. */
 export const MARK_OPTIONS = {
   status: { type: "string" },
@@ -28,28 +26,6 @@ export const MARK_OPTIONS = {
   corrects: { type: "string" },
   reviewer: { type: "string" },
 } as const;
-
-/**
- * Checks a note and a reviewer name (shared with the console).
- *
- * @param note The note, if any.
- * @param reviewer The name, if any.
- * @throws {CliError} Status 2 when either is too long or not well-formed text.
- */
-export function checkNoteAndReviewer(note?: string, reviewer?: string): void {
-  if (note !== undefined && (note.length > MAX_NOTE || !note.isWellFormed() || note === "")) {
-    throw new CliError(
-      `Cannot mark: the note must be well-formed text of 1 to ${MAX_NOTE} characters`,
-      2,
-    );
-  }
-  if (reviewer !== undefined && (reviewer.length > MAX_REVIEWER || !reviewer.isWellFormed())) {
-    throw new CliError(
-      `Cannot mark: the reviewer name must be at most ${MAX_REVIEWER} characters`,
-      2,
-    );
-  }
-}
 
 /**
  * Runs `mark`.

@@ -383,6 +383,35 @@ async function check(
 }
 
 /**
+ * The state a run starts from: the state file's, which must watch this prefix and trust the same
+ * key as any `--trust`, or on a first run (no file yet) a new one trusting `--trust`.
+ */
+async function startingState(
+  path: string,
+  prefix: string,
+  trust: string | undefined,
+): Promise<State> {
+  const state = await readState(path);
+  if (state === undefined) {
+    if (trust === undefined) {
+      throw new CliError(
+        "Cannot monitor: the first run needs --trust KEY (a Beacon's receiptSigning.publicKey " +
+          "or log.verifierKey from its discovery document, compared out of band)",
+        2,
+      );
+    }
+    return { format: STATE_FORMAT, url: prefix, trust, checkpoint: null };
+  }
+  if (state.url !== prefix) {
+    throw new CliError(`Cannot monitor: the state file watches ${state.url}, not ${prefix}`);
+  }
+  if (trust !== undefined && trust !== state.trust) {
+    throw new CliError("Cannot monitor: the state file trusts another key than --trust");
+  }
+  return state;
+}
+
+/**
  * Runs `monitor`.
  *
  * @param context Outputs, environment, clock.
@@ -412,21 +441,7 @@ export async function monitorCommand(
     );
   }
   const intervalMs = integerOption(values, "interval", 60, 86_400) * 1000;
-  let state = await readState(path);
-  if (state === undefined) {
-    if (trust === undefined) {
-      throw new CliError(
-        "Cannot monitor: the first run needs --trust KEY (a Beacon's receiptSigning.publicKey " +
-          "or log.verifierKey from its discovery document, compared out of band)",
-        2,
-      );
-    }
-    state = { format: STATE_FORMAT, url: prefix, trust, checkpoint: null };
-  } else if (state.url !== prefix) {
-    throw new CliError(`Cannot monitor: the state file watches ${state.url}, not ${prefix}`);
-  } else if (trust !== undefined && trust !== state.trust) {
-    throw new CliError("Cannot monitor: the state file trusts another key than --trust");
-  }
+  let state = await startingState(path, prefix, trust);
   const key = parseTrust(state.trust)!;
   while (true) {
     let outcome: Awaited<ReturnType<typeof check>>;

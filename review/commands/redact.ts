@@ -14,14 +14,14 @@
  * @module
  */
 import { signRedaction } from "../../src/signing/mod.ts";
-import { fileHolds, MAX_REASON, MAX_REVIEWER, redact } from "../data/appends.ts";
+import { type Erasure, fileHolds, MAX_REASON, MAX_REVIEWER, redact } from "../data/appends.ts";
 import { databaseConfig, openForAppending } from "../data/database.ts";
 import { resolveId } from "../data/ids.ts";
+import { configuredKey } from "../data/keys.ts";
 import { embeddedFilePath, isEmbedded } from "../../src/store/mod.ts";
 import { CliError, type Context } from "../io.ts";
 import type { OptionValues } from "./options.ts";
 import { safeText } from "../render/mod.ts";
-import { configuredKey } from "./verify.ts";
 
 /** Shorter contents are not looked for in the file: a few bytes match by chance. */
 const MIN_REMNANT_BYTES = 16;
@@ -32,21 +32,8 @@ export const REDACT_OPTIONS = {
   reviewer: { type: "string" },
 } as const;
 
-/**
- * Runs `redact`.
- *
- * @param context Outputs, environment, clock.
- * @param values Parsed options.
- * @param typed The receipt id or a unique prefix.
- * @returns The exit status.
- * @throws {CliError} Status 2 without a reason or an operator name, 1 for an unknown id or one
- *   already redacted.
- */
-export async function redactCommand(
-  context: Context,
-  values: OptionValues,
-  typed: string,
-): Promise<number> {
+/** The reason and the operator's name, each required and bounded (both are recorded, signed). */
+function redactionParts(context: Context, values: OptionValues): { reason: string; by: string } {
   const reason = (values.reason as string | undefined)?.trim();
   const by = ((values.reviewer as string | undefined) ?? context.env("BEACON_REVIEWER"))?.trim();
   if (
@@ -63,6 +50,58 @@ export async function redactCommand(
       2,
     );
   }
+  return { reason, by };
+}
+
+/**
+ * What the erasure left, said plainly: on a remote database the files are the database server's;
+ * on a file, a copy in free space from before, or a WAL another process kept from checkpointing.
+ */
+async function reportRemnants(
+  context: Context,
+  url: string,
+  erased: Erasure,
+  removed: Uint8Array | undefined,
+): Promise<void> {
+  if (erased === "remote") {
+    await context.stdout.line(
+      "the database is remote: the search index was merged, but freed pages and the WAL are " +
+        "on the database server; erase them there (docs/review.md, Redaction)",
+    );
+  } else if (
+    erased === "complete" && removed !== undefined && removed.length >= MIN_REMNANT_BYTES &&
+    await fileHolds(embeddedFilePath(url), removed)
+  ) {
+    await context.stdout.line(
+      "copies of the old content remain in free space of the database file (written before " +
+        "every connection erased what it freed): stop the server and run VACUUM on the file " +
+        "(docs/review.md, Redaction)",
+    );
+  } else if (erased === "wal busy") {
+    await context.stdout.line(
+      "the WAL checkpoint did not complete (another process has the database open): the old " +
+        "bytes stay in the -wal file until it does; stop the server, whose close checkpoints " +
+        "and removes it (docs/review.md, Redaction)",
+    );
+  }
+}
+
+/**
+ * Runs `redact`.
+ *
+ * @param context Outputs, environment, clock.
+ * @param values Parsed options.
+ * @param typed The receipt id or a unique prefix.
+ * @returns The exit status.
+ * @throws {CliError} Status 2 without a reason or an operator name, 1 for an unknown id or one
+ *   already redacted.
+ */
+export async function redactCommand(
+  context: Context,
+  values: OptionValues,
+  typed: string,
+): Promise<number> {
+  const { reason, by } = redactionParts(context, values);
   // Only the key holder redacts: the record is signed, and verify refuses one that is not.
   const key = await configuredKey(context);
   if (key === undefined) {
@@ -87,27 +126,7 @@ export async function redactCommand(
       `${safeText(id)} redacted ${createdAt} by ${safeText(by)}: content removed; digest, size ` +
         "and its place in the Merkle tree kept; record signed by key " + key.publicKey,
     );
-    if (erased === "remote") {
-      await context.stdout.line(
-        "the database is remote: the search index was merged, but freed pages and the WAL are " +
-          "on the database server; erase them there (docs/review.md, Redaction)",
-      );
-    } else if (
-      erased === "complete" && removed !== undefined && removed.length >= MIN_REMNANT_BYTES &&
-      await fileHolds(embeddedFilePath(config.url), removed)
-    ) {
-      await context.stdout.line(
-        "copies of the old content remain in free space of the database file (written before " +
-          "every connection erased what it freed): stop the server and run VACUUM on the file " +
-          "(docs/review.md, Redaction)",
-      );
-    } else if (erased === "wal busy") {
-      await context.stdout.line(
-        "the WAL checkpoint did not complete (another process has the database open): the old " +
-          "bytes stay in the -wal file until it does; stop the server, whose close checkpoints " +
-          "and removes it (docs/review.md, Redaction)",
-      );
-    }
+    await reportRemnants(context, config.url, erased, removed);
     return 0;
   } finally {
     await database.close();

@@ -15,15 +15,21 @@
  *
  * @module
  */
-import { appendEvent, MAX_NOTE } from "../data/appends.ts";
-import { databaseConfig, openForAppending } from "../data/database.ts";
+import { appendEvent, checkNoteAndReviewer, MAX_NOTE } from "../data/appends.ts";
+import { databaseConfig, openForAppending, type ReviewDatabase } from "../data/database.ts";
 import { eventNumber } from "../data/events.ts";
+import { publishedKey } from "../data/keys.ts";
+import {
+  countSubmissions,
+  queuePage,
+  type ReviewStatus,
+  type SubmissionRow,
+} from "../data/queries.ts";
+import { submissionView } from "../data/submission.ts";
 import { CliError, type Context } from "../io.ts";
-import { checkNoteAndReviewer } from "./mark.ts";
 import { FILTER_OPTIONS, filtersFrom, type OptionValues, widthFrom } from "./options.ts";
-import { countSubmissions, queuePage, type ReviewStatus } from "../data/queries.ts";
 import { safeText } from "../render/mod.ts";
-import { describeRow, publishedKey } from "./show.ts";
+import { describeSubmission } from "../render/submission.ts";
 
 /** The options of `triage`: the filters, and who is reviewing. */
 export const TRIAGE_OPTIONS = {
@@ -61,6 +67,61 @@ function lineReader(input: ReadableStream<Uint8Array>): () => Promise<string | u
     buffered = end < 0 ? "" : buffered.slice(end + 1);
     return line.replace(/\r$/, "");
   };
+}
+
+/**
+ * Reads answers for the submission just shown until one moves on: a status appends its event
+ * (`marked`), `s` skips it, `q` or the end of input stops. A note is appended and the same item
+ * asked again; an answer that is none of these is explained and asked again.
+ */
+async function answerFor(
+  context: Context,
+  database: ReviewDatabase,
+  row: SubmissionRow,
+  answer: () => Promise<string | undefined>,
+  reviewer: string | undefined,
+): Promise<"marked" | "skipped" | "quit"> {
+  while (true) {
+    await context.stdout.write("> ");
+    const line = await answer();
+    if (line === undefined || line.trim() === "q") return "quit";
+    const key = line.trim();
+    const status: ReviewStatus | undefined = STATUS_KEYS[key];
+    let note: string | undefined;
+    if (key === "s") {
+      await context.stdout.line(`${safeText(row.id)} skipped, still new`);
+      return "skipped";
+    }
+    if (key === "n") {
+      await context.stdout.write("note> ");
+      note = (await answer())?.trim();
+      if (note === undefined || note === "") continue;
+      if (note.length > MAX_NOTE || !note.isWellFormed()) {
+        await context.stdout.line(`a note is well-formed text of at most ${MAX_NOTE} characters`);
+        continue;
+      }
+    } else if (status === undefined) {
+      await context.stdout.line(`answer one of: ${TRIAGE_LEGEND}`);
+      continue;
+    }
+    const seq = await appendEvent(database.client, {
+      id: row.id,
+      status,
+      note,
+      reviewer,
+      createdAt: new Date(context.now()).toISOString(),
+    });
+    if (seq === undefined) {
+      throw new CliError(`Cannot mark: no submission has receipt id ${safeText(row.id)}`);
+    }
+    const number = await eventNumber(database.client, row.id, seq);
+    await context.stdout.line(
+      `${safeText(row.id)} ${status === undefined ? "noted" : `marked ${status}`} ` +
+        `(event #${number} of its history)`,
+    );
+    // A note leaves the item new: answer again (a status, or s to move on).
+    if (status !== undefined) return "marked";
+  }
 }
 
 /**
@@ -102,58 +163,16 @@ export async function triageCommand(context: Context, values: OptionValues): Pro
       }
       after = row.seq;
       const waiting = await countSubmissions(database.client, database.schema, filters) - 1;
-      await context.stdout.line(await describeRow(database, row, width, publicKey));
+      await context.stdout.line(
+        describeSubmission(await submissionView(database, row, publicKey), width),
+      );
       await context.stdout.line(`${TRIAGE_LEGEND}   (${waiting} more new)`);
-      let handled = false;
-      while (!handled) {
-        await context.stdout.write("> ");
-        const line = await answer();
-        if (line === undefined || line.trim() === "q") {
-          await context.stdout.line(`stopped: ${done} marked in this run`);
-          return 0;
-        }
-        const key = line.trim();
-        const status: ReviewStatus | undefined = STATUS_KEYS[key];
-        let note: string | undefined;
-        if (key === "s") {
-          await context.stdout.line(`${safeText(row.id)} skipped, still new`);
-          break;
-        }
-        if (key === "n") {
-          await context.stdout.write("note> ");
-          note = (await answer())?.trim();
-          if (note === undefined || note === "") continue;
-          if (note.length > MAX_NOTE || !note.isWellFormed()) {
-            await context.stdout.line(
-              `a note is well-formed text of at most ${MAX_NOTE} characters`,
-            );
-            continue;
-          }
-        } else if (status === undefined) {
-          await context.stdout.line(`answer one of: ${TRIAGE_LEGEND}`);
-          continue;
-        }
-        const seq = await appendEvent(database.client, {
-          id: row.id,
-          status,
-          note,
-          reviewer,
-          createdAt: new Date(context.now()).toISOString(),
-        });
-        if (seq === undefined) {
-          throw new CliError(`Cannot mark: no submission has receipt id ${safeText(row.id)}`);
-        }
-        const number = await eventNumber(database.client, row.id, seq);
-        await context.stdout.line(
-          `${safeText(row.id)} ${status === undefined ? "noted" : `marked ${status}`} ` +
-            `(event #${number} of its history)`,
-        );
-        // A note leaves the item new: answer again (a status, or s to move on).
-        if (status !== undefined) {
-          done++;
-          handled = true;
-        }
+      const outcome = await answerFor(context, database, row, answer, reviewer);
+      if (outcome === "quit") {
+        await context.stdout.line(`stopped: ${done} marked in this run`);
+        return 0;
       }
+      if (outcome === "marked") done++;
     }
   } finally {
     await database.close();

@@ -28,28 +28,23 @@
  *
  * @module
  */
-import { keyFileBeside, readKeyFile } from "../../src/start/key_file.ts";
 import {
   fromBase64url,
   hex,
   IntakeSignatures,
-  intakeSignaturesFrom,
   leafHash,
   LogWalk,
   MerkleAccumulator,
-  parseSigningKey,
   type RowFinding,
   sha256Digest,
   signCheckpoint,
-  SIGNING_KEY_SECRET,
   type SigningKey,
-  signingKeyFromSeed,
   verifyCheckpoint,
   verifyRedaction,
 } from "../../src/signing/mod.ts";
-import { INTAKE_SIGNATURES_FROM } from "../../src/store/mod.ts";
 import { appendCheckpoint } from "../data/appends.ts";
-import { signedFieldsOf } from "../data/receipt_signature.ts";
+import { intakeSignaturesStart, signedFieldsOf } from "../data/receipt_signature.ts";
+import { configuredKey, storedPublicKey } from "../data/keys.ts";
 import {
   databaseConfig,
   openForAppending,
@@ -59,7 +54,12 @@ import {
 import { CliError, type Context } from "../io.ts";
 import { type OptionValues, widthFrom } from "./options.ts";
 import { type CheckpointRow, checkpoints } from "../data/events.ts";
-import { type Redaction, submissionPages, type SubmissionRow } from "../data/queries.ts";
+import {
+  hasRedactions,
+  type Redaction,
+  submissionPages,
+  type SubmissionRow,
+} from "../data/queries.ts";
 import { Findings, safeBlock, safeText } from "../render/mod.ts";
 
 /** The options of `verify`. */
@@ -92,40 +92,6 @@ function externalRoots(values: OptionValues): Expectation[] {
   });
 }
 
-/** The key given on purpose with `BEACON_SIGNING_KEY`, the only one the tool signs with. */
-export async function configuredKey(context: Context): Promise<SigningKey | undefined> {
-  const configured = context.env("BEACON_SIGNING_KEY");
-  if (configured === undefined || configured === "") return undefined;
-  try {
-    return await signingKeyFromSeed(parseSigningKey(configured));
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  }
-}
-
-/**
- * The public half of the server's own key, found without any key in the environment: the key
- * file beside an embedded database (docs/keys.md), else a key an earlier version kept in the
- * database. Never creates one; a key file that cannot be used counts as none.
- */
-export async function storedPublicKey(database: ReviewDatabase): Promise<string | undefined> {
-  if (database.url.startsWith("file:")) {
-    const seed = await readKeyFile(keyFileBeside(database.url)).catch(() => undefined);
-    if (seed !== undefined) return (await signingKeyFromSeed(seed)).publicKey;
-  }
-  const tables = await database.client.execute(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'secrets'",
-  );
-  if (tables.rows.length === 0) return undefined;
-  const rows = (await database.client.execute({
-    sql: "SELECT value FROM secrets WHERE name = ?",
-    args: [SIGNING_KEY_SECRET],
-  })).rows;
-  const value = rows[0]?.value;
-  if (!(value instanceof ArrayBuffer) || value.byteLength !== 32) return undefined;
-  return (await signingKeyFromSeed(new Uint8Array(value))).publicKey;
-}
-
 async function trustedKeys(
   values: OptionValues,
   key: SigningKey | undefined,
@@ -145,31 +111,6 @@ async function trustedKeys(
   const stored = await storedPublicKey(database);
   if (stored !== undefined) return { keys: new Set([stored]), source: "the stored key" };
   return { keys: new Set(), source: "none" };
-}
-
-/**
- * The first `seq` that must carry a verifying intake signature (src/signing/log_audit.ts), as the
- * server reads it; `Infinity` for a store older than version 9.
- */
-async function intakeSignaturesStart(database: ReviewDatabase): Promise<number> {
-  if (!database.schema.receiptSignatures) return Infinity;
-  // A store the server has not upgraded yet reads as it was written: no record before version
-  // 10, no batch rows before version 11.
-  const row = (await database.client.execute(
-    database.schema.receiptBatches
-      ? INTAKE_SIGNATURES_FROM
-      : `SELECT ${
-        database.schema.logSettings
-          ? "(SELECT value FROM log_settings WHERE name = 'intake_signatures_from')"
-          : "NULL"
-      } AS recorded, (SELECT MIN(seq) FROM receipt_signatures) AS first_signed`,
-  )).rows[0];
-  return intakeSignaturesFrom(row?.recorded, row?.first_signed);
-}
-
-async function hasRedactions(database: ReviewDatabase): Promise<boolean> {
-  if (!database.schema.redactions) return false;
-  return (await database.client.execute("SELECT 1 FROM redactions LIMIT 1")).rows.length > 0;
 }
 
 /**

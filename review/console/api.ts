@@ -1,19 +1,19 @@
 /**
- * The web console's JSON views and actions, on the review tool's own queries and appends.
- * Submitted text leaves here only as segments made by the shared renderer (render/mod.ts): the page
- * gets text that is already inert, with each escape marked, and puts it into the document with
- * `textContent`, so there is one classification of characters for the terminal and the page.
+ * The web console's JSON views and actions, on the review tool's own queries and appends: one
+ * method per route of app.ts's table, each checking its parameters, asking data/, and shaping the
+ * answer with views.ts. Submitted text leaves only as segments made by the shared renderer
+ * (render/mod.ts): the page gets text that is already inert, with each escape marked, and puts it
+ * into the document with `textContent`, so there is one classification of characters for the
+ * terminal and the page.
  *
  * @module
  */
-import { canonicalReceiptBytes, sha256Digest, type SigningKey } from "../../src/signing/mod.ts";
-import { receiptSignatureReport, signedFieldsOf } from "../data/receipt_signature.ts";
-import { appendEvent } from "../data/appends.ts";
-import { exportChunks, type ExportFormat } from "../commands/export.ts";
-import { interpretContent, type MessageView, previewOf, renderContent } from "../render/content.ts";
+import type { SigningKey } from "../../src/signing/mod.ts";
+import { receiptSignatureReport } from "../data/receipt_signature.ts";
+import { appendEvent, checkNoteAndReviewer } from "../data/appends.ts";
+import { exportChunks, type ExportFormat } from "../render/export.ts";
 import type { ReviewDatabase } from "../data/database.ts";
 import { CliError } from "../io.ts";
-import { checkNoteAndReviewer } from "../commands/mark.ts";
 import { parseSince } from "../commands/options.ts";
 import {
   countSubmissions,
@@ -22,12 +22,10 @@ import {
   queuePage,
   REVIEW_STATUSES,
   type ReviewStatus,
-  type SubmissionRow,
 } from "../data/queries.ts";
-import { checkpoints, reviewEvents } from "../data/events.ts";
-import { Findings, safeSegments, type Segment } from "../render/mod.ts";
+import { checkpoints, pagesWithHistories, reviewEvents } from "../data/events.ts";
 import { catchUpIndex, searchCondition, type SearchMode } from "../search/search.ts";
-import { readsAs as readsAsWords } from "../search/reads_as.ts";
+import { itemView, queueEntryView } from "./views.ts";
 
 /** A refusal with a status and a message of our own (never submitted content). */
 export class RequestError extends Error {
@@ -68,31 +66,6 @@ export interface ApiOptions {
 }
 
 const PAGE = 50;
-const WIDE = 1_000;
-
-type Lines = Segment[][];
-
-function segments(text: string, findings: Findings, newlines: "keep" | "escape" = "escape"): Lines {
-  return safeSegments(text, findings, { width: WIDE, newlines });
-}
-
-function excerpt(text: string, findings: Findings): Segment[] {
-  return segments(text.slice(0, 300), findings)[0] ?? [];
-}
-
-/** What the look-alike words of `text` read as (search/reads_as.ts), rendered inertly. */
-function readsAs(text: string, findings: Findings): Segment[][] {
-  return readsAsWords(text).map((word) => excerpt(word, findings));
-}
-
-function messageOf(row: SubmissionRow): MessageView | undefined {
-  const view = interpretContent(row.contentType, row.content);
-  if (view.form === "message") return view.message;
-  if (view.form === "a2a") {
-    for (const part of view.parts) if (part.type === "message") return part.message;
-  }
-  return undefined;
-}
 
 function parameter(params: URLSearchParams, name: string): string | undefined {
   const value = params.get(name)?.trim();
@@ -140,23 +113,8 @@ export class ConsoleApi {
   }
 
   /**
-   * Answers a GET of `/api/...`.
-   *
-   * @param path The path.
-   * @param params The query.
-   * @returns A JSON value.
-   */
-  async get(path: string, params: URLSearchParams): Promise<unknown> {
-    if (path === "/api/queue") return await this.#queue(params);
-    if (path === "/api/item") return await this.#item(parameter(params, "id") ?? "");
-    if (path === "/api/integrity") return await this.#integrity();
-    if (path === "/api/counts") return await this.#counts(params);
-    throw new RequestError(404, "no such view");
-  }
-
-  /**
    * The export of what the filters in `params` match (`format=ndjson|csv`), as `review export`
-   * writes it: the same records and the same CSV neutralisation (commands/export.ts), streamed.
+   * writes it: the same records and the same CSV neutralisation (render/export.ts), streamed.
    *
    * @param params The query: the queue's filters and `format`.
    * @returns The format and the text, in chunks.
@@ -169,25 +127,20 @@ export class ConsoleApi {
     const filters = await this.#filters(params);
     const database = this.#options.database;
     async function* chunks() {
-      for await (const chunk of exportChunks(database, filters, format)) yield chunk.text;
+      const pages = pagesWithHistories(database, filters);
+      for await (const chunk of exportChunks(pages, format)) yield chunk.text;
     }
     return { format, chunks: chunks() };
   }
 
   /**
-   * Answers a POST to `/api/...`.
+   * `POST /api/verify`: runs `verify --no-checkpoint`.
    *
-   * @param path The path.
-   * @param body The parsed JSON body.
-   * @returns A JSON value.
+   * @returns Whether it passed, and its lines (already safe).
    */
-  async post(path: string, body: unknown): Promise<unknown> {
-    if (path === "/api/event") return await this.#event(body);
-    if (path === "/api/verify") {
-      const result = await this.#options.verify();
-      return { passed: result.code === 0, lines: result.lines };
-    }
-    throw new RequestError(404, "no such action");
+  async verify(): Promise<{ passed: boolean; lines: string[] }> {
+    const result = await this.#options.verify();
+    return { passed: result.code === 0, lines: result.lines };
   }
 
   async #filters(params: URLSearchParams): Promise<Filters> {
@@ -213,7 +166,13 @@ export class ConsoleApi {
     };
   }
 
-  async #queue(params: URLSearchParams): Promise<unknown> {
+  /**
+   * `GET /api/queue`: a page of the queue for the filters and cursor in `params`.
+   *
+   * @param params The query.
+   * @returns The entries, the next cursor and the search mode.
+   */
+  async queue(params: URLSearchParams): Promise<unknown> {
     const { client, schema } = this.#options.database;
     const filters = await this.#filters(params);
     const cursorText = parameter(params, "cursor");
@@ -227,110 +186,35 @@ export class ConsoleApi {
     return {
       search: parameter(params, "q") === undefined ? null : this.#options.search,
       next: next === undefined ? null : `${next.phase}:${next.after}`,
-      items: rows.map((row) => {
-        const findings = new Findings();
-        const view = interpretContent(row.contentType, row.content);
-        const flagged = renderContent(view, WIDE).findings.any;
-        const message = messageOf(row);
-        return {
-          id: row.id,
-          seq: row.seq,
-          receivedAt: row.receivedAt,
-          surface: row.surface,
-          kind: row.kind,
-          status: row.status ?? "new",
-          redacted: row.redaction !== null,
-          flagged,
-          signer: row.identityFingerprint === null ? "-" : row.identityVerified ? "ok" : "NO",
-          sender: message?.sender.name === undefined
-            ? null
-            : excerpt(message.sender.name, findings),
-          intent: message?.intent === undefined ? null : excerpt(message.intent, findings),
-          preview: row.redaction !== null
-            ? [{ text: "(redacted)", kind: "prefix" }]
-            : excerpt(previewOf(view), findings),
-          readsAs: row.redaction !== null ? [] : readsAs(previewOf(view), findings),
-        };
-      }),
+      items: rows.map(queueEntryView),
     };
   }
 
-  async #item(id: string): Promise<unknown> {
+  /**
+   * `GET /api/item?id=`: one submission in full, every text as inert segments.
+   *
+   * @param params The query.
+   * @returns The submission's view.
+   */
+  async item(params: URLSearchParams): Promise<unknown> {
+    const id = parameter(params, "id") ?? "";
     const { client, schema } = this.#options.database;
     if (!/^[A-Za-z0-9_-]{30}$/.test(id)) throw new RequestError(400, "not a receipt id");
     const row = await findSubmission(client, schema, id);
     if (row === undefined) throw new RequestError(404, "no such submission");
-    const findings = new Findings();
-    const redacted = row.redaction !== null && row.content.length === 0;
-    const view = interpretContent(row.contentType, row.content);
-    const content = renderContent(view, WIDE);
-    findings.addAll(content.findings);
-    const field = (label: string, value: string) => ({ label, value: segments(value, findings) });
-    const receipt = signedFieldsOf(row);
     const publicKey = this.#options.publicKey ?? this.#options.key?.publicKey;
     // The signature the intake stored with the row, checked against the published key; the
     // console signs nothing for a receipt (it would vouch for any row a database writer added).
     const report = await receiptSignatureReport(row, publicKey);
-    const events = await reviewEvents(client, schema, id);
-    return {
-      id: row.id,
-      status: row.status ?? "new",
-      fields: [
-        field("receipt", row.id),
-        field("received", row.receivedAt),
-        field("surface", row.surface),
-        field("kind", `${row.kind} (${row.contentType})`),
-        field("size", `${row.size} bytes`),
-        field("digest", row.digest),
-        field("source", row.sourceHash),
-        field(
-          "signature",
-          row.identityFingerprint === null
-            ? "unsigned"
-            : `${row.identityVerified ? "verified" : "did NOT verify"} at intake, key ` +
-              row.identityFingerprint,
-        ),
-      ],
-      redaction: row.redaction === null ? null : {
-        createdAt: row.redaction.createdAt,
-        by: segments(row.redaction.by, findings),
-        reason: segments(row.redaction.reason, findings, "keep"),
-      },
-      history: events.map((event) => ({
-        seq: event.seq,
-        number: event.number,
-        createdAt: event.createdAt,
-        status: event.status,
-        supersedes: event.supersedes,
-        supersedesNumber: event.supersedesNumber,
-        reviewer: event.reviewer === null ? null : segments(event.reviewer, findings),
-        note: event.note === null ? null : segments(event.note, findings, "keep"),
-      })),
-      content: redacted ? [[{ text: "(content redacted)", kind: "prefix" }]] : content.segments,
-      readsAs: redacted ? [] : readsAs(new TextDecoder().decode(row.content), new Findings()),
-      warning: findings.summary() ?? null,
-      integrity: {
-        digest: redacted
-          ? "redacted: the digest is that of the content as received"
-          : sha256Digest(row.content) === row.digest
-          ? "matches the content"
-          : "MISMATCH: the content was changed",
-        signedBytes: new TextDecoder().decode(canonicalReceiptBytes(receipt)),
-        signature: row.receiptSignature?.signature ?? null,
-        batch: row.receiptSignature?.batch ?? null,
-        publicKey: publicKey ?? null,
-        signatureState: report.state,
-        signatureReport: report.text,
-        signatureVerifies: report.state === "verifies"
-          ? true
-          : report.state === "does-not-verify"
-          ? false
-          : null,
-      },
-    };
+    return itemView(row, await reviewEvents(client, schema, id), report, publicKey);
   }
 
-  async #integrity(): Promise<unknown> {
+  /**
+   * `GET /api/integrity`: the counts, the latest checkpoint and the key.
+   *
+   * @returns The facts.
+   */
+  async integrity(): Promise<unknown> {
     const { client, schema } = this.#options.database;
     const latest = (await checkpoints(client, schema)).at(-1);
     return {
@@ -342,7 +226,13 @@ export class ConsoleApi {
     };
   }
 
-  async #counts(params: URLSearchParams): Promise<unknown> {
+  /**
+   * `GET /api/counts`: all, new, and matching the filters in `params`.
+   *
+   * @param params The query.
+   * @returns The counts.
+   */
+  async counts(params: URLSearchParams): Promise<unknown> {
     const { client, schema } = this.#options.database;
     const filters = await this.#filters(params);
     return {
@@ -352,7 +242,13 @@ export class ConsoleApi {
     };
   }
 
-  async #event(body: unknown): Promise<unknown> {
+  /**
+   * `POST /api/event`: appends a review event (a status, a note, or a corrected note).
+   *
+   * @param body The parsed JSON body.
+   * @returns The event's `seq`.
+   */
+  async event(body: unknown): Promise<unknown> {
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       throw new RequestError(400, "the body must be a JSON object");
     }

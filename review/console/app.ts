@@ -9,22 +9,22 @@
  *    Request (RFC 9110 §15.5.20: this server will not answer for that authority) with the
  *    address to open instead; not 401, which would read as a problem with the credential.
  * 2. A one-time code, printed with the URL to open, in the URL's fragment:
- *    `http://127.0.0.1:PORT/#code=C`. A browser never sends the fragment to any server
- *    (RFC 3986 §3.5), so the code is in no request line, log or `Referer`, but the browser keeps
- *    the URL in its history. So the page spends the code at once: it posts it to
- *    `/api/session`, which answers, once, with a session credential and that session's CSRF
- *    token, and every later exchange of the same code is refused. The page keeps both in its
- *    memory only (a variable of its script), clears the fragment, and sends the credential as
+ *    `http://127.0.0.1:PORT/#code=C`. A browser never sends the fragment to any server (RFC 3986
+ *    §3.5), so the code is in no request line, log or `Referer`, but the browser keeps the URL in
+ *    its history. So the page spends the code at once: it posts it to `/api/session`, which
+ *    answers, once, with a session credential and that session's CSRF token, and every later
+ *    exchange of the same code is refused. The page keeps both in its memory only (a variable of
+ *    its session module, static/session.js), clears the fragment, and sends the credential as
  *    `Authorization: Bearer S` on every API call. Nothing the browser writes to its profile
  *    (history, session restore, `sessionStorage`, which Chromium persists) holds a live secret:
- *    the history keeps a spent code. A reload or another tab has no credential, so each
- *    exchange makes the console print its next link (a fresh one-time code) in the terminal,
- *    where the first one was; opening it starts a new session and ends the previous one, so
- *    there is one live session at a time. No cookie is ever set: cookies are not bound to a
- *    port (RFC 6265 §8.5), so a cookie for 127.0.0.1 would go to every other server on
- *    127.0.0.1 as well. The page shell and its two static files hold no data and are served
- *    without a credential; every other `/api/` route answers 401 without it. Secrets are
- *    compared in constant time and never logged.
+ *    the history keeps a spent code. A reload or another tab has no credential, so each exchange
+ *    makes the console print its next link (a fresh one-time code) in the terminal, where the
+ *    first one was; opening it starts a new session and ends the previous one, so there is one
+ *    live session at a time. No cookie is ever set: cookies are not bound to a port (RFC 6265
+ *    §8.5), so a cookie for 127.0.0.1 would go to every other server on 127.0.0.1 as well. The
+ *    page shell and its static files (the stylesheet and the script's modules) hold no data and
+ *    are served without a credential; every other `/api/` route answers 401 without it. Secrets
+ *    are compared in constant time and never logged.
  * 3. State-changing requests also need an `Origin` that is the console's own, a CSRF token in
  *    `X-CSRF-Token`, and a JSON body of at most 16 KiB, counted while it is read: the reading
  *    stops at the first byte over, and the rest is never read. The exchange needs the page's
@@ -72,10 +72,28 @@ const SECURITY_HEADERS: Record<string, string> = {
 /** Largest JSON body accepted. */
 const MAX_BODY = 16 * 1024;
 
-/** The static files, read once at start. */
-export interface StaticFiles {
-  readonly "console.js": string;
-  readonly "console.css": string;
+/**
+ * The page's files in static/, each served at `/static/NAME`: the stylesheet, the entry script
+ * and the modules it imports (plain ES modules, no build step).
+ */
+export const STATIC_FILES = [
+  "console.css",
+  "console.js",
+  "page.js",
+  "session.js",
+  "api.js",
+  "queue.js",
+  "item.js",
+  "marks.js",
+  "keys.js",
+] as const;
+
+/** The static files by name, read once at start. */
+export type StaticFiles = Readonly<Record<(typeof STATIC_FILES)[number], string>>;
+
+/** A static file's media type: a module script must be served as JavaScript to run at all. */
+function staticType(name: string): string {
+  return name.endsWith(".css") ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8";
 }
 
 /** What the handler needs. */
@@ -281,6 +299,150 @@ function page(csrf: string): string {
 `;
 }
 
+/** Who may call a route: anyone (the page and its files hold no data), the session, or the
+ * exchange of a one-time code (with the page's CSRF token, before there is a session). */
+type Access = "open" | "session" | "exchange";
+
+/** One route: its method and path, who may call it, and its answer (a POST's parsed body). */
+interface ConsoleRoute {
+  readonly method: "GET" | "POST";
+  readonly path: string;
+  readonly access: Access;
+  readonly answer: (url: URL, body: unknown) => Promise<Response>;
+}
+
+/** Answers an API view or action with its JSON value. */
+function jsonAnswer(
+  answer: (url: URL, body: unknown) => Promise<unknown>,
+): (url: URL, body: unknown) => Promise<Response> {
+  return async (url, body) => json(200, await answer(url, body));
+}
+
+/** Every route the console answers, in one table (src/handler.ts `routeTable` is the model). */
+function routeTable(
+  api: ConsoleApi,
+  files: StaticFiles,
+  pageToken: string,
+  exchange: (body: unknown) => Promise<Response>,
+): ConsoleRoute[] {
+  const get = (path: string, answer: (url: URL) => Promise<unknown>): ConsoleRoute => ({
+    method: "GET",
+    path,
+    access: "session",
+    answer: jsonAnswer(answer),
+  });
+  const post = (path: string, answer: (body: unknown) => Promise<unknown>): ConsoleRoute => ({
+    method: "POST",
+    path,
+    access: "session",
+    answer: jsonAnswer((_url, body) => answer(body)),
+  });
+  return [
+    {
+      method: "GET",
+      path: "/",
+      access: "open",
+      answer: () =>
+        Promise.resolve(
+          new Response(page(pageToken), {
+            headers: { "content-type": "text/html; charset=utf-8" },
+          }),
+        ),
+    },
+    ...STATIC_FILES.map((name): ConsoleRoute => ({
+      method: "GET",
+      path: `/static/${name}`,
+      access: "open",
+      answer: () => Promise.resolve(text(200, files[name], { "content-type": staticType(name) })),
+    })),
+    get("/api/queue", (url) => api.queue(url.searchParams)),
+    get("/api/item", (url) => api.item(url.searchParams)),
+    get("/api/integrity", () => api.integrity()),
+    get("/api/counts", (url) => api.counts(url.searchParams)),
+    {
+      method: "GET",
+      path: "/api/export",
+      access: "session",
+      answer: (url) => exported(api, url.searchParams),
+    },
+    {
+      method: "POST",
+      path: "/api/session",
+      access: "exchange",
+      answer: (_url, body) => exchange(body),
+    },
+    post("/api/event", (body) => api.event(body)),
+    post("/api/verify", () => api.verify()),
+  ];
+}
+
+/**
+ * The route for a request not in the table: an unknown view or action is still behind the
+ * session (and an action behind its checks), so a caller without one learns nothing about
+ * which paths exist.
+ */
+function unknownRoute(method: string, path: string): ConsoleRoute | Response {
+  if (!path.startsWith("/api/")) {
+    return method === "GET" ? text(404, "not found") : text(405, "method not allowed");
+  }
+  if (method !== "GET" && method !== "POST") return text(405, "method not allowed");
+  const refusal = new RequestError(404, method === "GET" ? "no such view" : "no such action");
+  return { method, path, access: "session", answer: () => Promise.reject(refusal) };
+}
+
+/**
+ * A POST's checks, in order: same Origin and the CSRF token `expected` (403), a JSON content
+ * type (415), a body of at most `MAX_BODY` bytes (413, then the connection closes) that parses
+ * as JSON (400).
+ *
+ * @returns The parsed body, or the refusal.
+ */
+async function checkedPost(
+  request: Request,
+  origin: string,
+  expected: string | undefined,
+): Promise<{ body: unknown } | Response> {
+  const csrf = request.headers.get("x-csrf-token") ?? "";
+  if (
+    request.headers.get("origin") !== origin || expected === undefined ||
+    !sameText(csrf, expected)
+  ) {
+    return text(403, "forbidden");
+  }
+  if (!/^application\/json(;|$)/.test(request.headers.get("content-type") ?? "")) {
+    return text(415, "unsupported media type");
+  }
+  const body = await boundedBody(request);
+  if (body === undefined) {
+    // The rest of the body is never read: the connection closes after this answer
+    // (RFC 9112 §9.6), which is the only way to stop a sender without reading on.
+    const refused = json(413, { error: `the body is over ${MAX_BODY} bytes` });
+    refused.headers.set("connection", "close");
+    return refused;
+  }
+  try {
+    return { body: JSON.parse(body) };
+  } catch {
+    return json(400, { error: "the body is not JSON" });
+  }
+}
+
+/** The refusal of a request at the wrong name or with the code in its query, before any route. */
+function misdirected(request: Request, url: URL, authority: string): Response | undefined {
+  if (request.headers.get("host") !== authority) {
+    return text(
+      421,
+      `open the console at http://${authority}/ (the address review serve printed): it answers ` +
+        "at no other name, so that a web page on another name cannot reach it (DNS rebinding)",
+    );
+  }
+  if (url.searchParams.has("token") || url.searchParams.has("code")) {
+    // The code would be in the request line, the server's logs and the history.
+    return text(400, "the code goes in the fragment: open the URL review serve printed (#code=)");
+  }
+  return undefined;
+}
+
 /**
  * The console's request handler.
  *
@@ -312,78 +474,28 @@ export function consoleHandler(options: ConsoleOptions): (request: Request) => P
     if (code !== undefined) await options.nextCode?.(code);
     return json(200, { session: session.credential, csrf: session.csrf });
   };
-  const route = async (request: Request): Promise<Response> => {
-    if (request.headers.get("host") !== options.authority) {
-      return text(
-        421,
-        `open the console at ${origin}/ (the address review serve printed): it answers at no ` +
-          "other name, so that a web page on another name cannot reach it (DNS rebinding)",
-      );
-    }
+  const routes = routeTable(options.api, options.files, pageToken, exchange);
+  const answer = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
-    if (url.searchParams.has("token") || url.searchParams.has("code")) {
-      // The code would be in the request line, the server's logs and the history.
-      return text(400, "the code goes in the fragment: open the URL review serve printed (#code=)");
-    }
-    if (request.method === "GET") {
-      if (url.pathname === "/") {
-        return new Response(page(pageToken), {
-          headers: { "content-type": "text/html; charset=utf-8" },
-        });
-      }
-      if (url.pathname === "/static/console.js") {
-        return text(200, options.files["console.js"], {
-          "content-type": "text/javascript; charset=utf-8",
-        });
-      }
-      if (url.pathname === "/static/console.css") {
-        return text(200, options.files["console.css"], {
-          "content-type": "text/css; charset=utf-8",
-        });
-      }
-      if (url.pathname.startsWith("/api/")) {
-        if (!authorised(request)) return text(401, "unauthorized");
-        if (url.pathname === "/api/export") return await exported(options.api, url.searchParams);
-        return json(200, await options.api.get(url.pathname, url.searchParams));
-      }
-      return text(404, "not found");
-    }
-    if (request.method === "POST" && url.pathname.startsWith("/api/")) {
-      const exchanging = url.pathname === "/api/session";
-      if (!exchanging && !authorised(request)) return text(401, "unauthorized");
-      const csrf = request.headers.get("x-csrf-token") ?? "";
-      const expected = exchanging ? pageToken : session?.csrf;
-      if (
-        request.headers.get("origin") !== origin || expected === undefined ||
-        !sameText(csrf, expected)
-      ) {
-        return text(403, "forbidden");
-      }
-      if (!/^application\/json(;|$)/.test(request.headers.get("content-type") ?? "")) {
-        return text(415, "unsupported media type");
-      }
-      const body = await boundedBody(request);
-      if (body === undefined) {
-        // The rest of the body is never read: the connection closes after this answer
-        // (RFC 9112 §9.6), which is the only way to stop a sender without reading on.
-        const refused = json(413, { error: `the body is over ${MAX_BODY} bytes` });
-        refused.headers.set("connection", "close");
-        return refused;
-      }
-      let value: unknown;
-      try {
-        value = JSON.parse(body);
-      } catch {
-        return json(400, { error: "the body is not JSON" });
-      }
-      if (exchanging) return await exchange(value);
-      return json(200, await options.api.post(url.pathname, value));
-    }
-    return text(405, "method not allowed");
+    const refused = misdirected(request, url, options.authority);
+    if (refused !== undefined) return refused;
+    const route =
+      routes.find((entry) => entry.method === request.method && entry.path === url.pathname) ??
+        unknownRoute(request.method, url.pathname);
+    if (route instanceof Response) return route;
+    if (route.access === "session" && !authorised(request)) return text(401, "unauthorized");
+    if (route.method === "GET") return await route.answer(url, undefined);
+    const posted = await checkedPost(
+      request,
+      origin,
+      route.access === "exchange" ? pageToken : session?.csrf,
+    );
+    if (posted instanceof Response) return posted;
+    return await route.answer(url, posted.body);
   };
   return async (request) => {
     try {
-      return harden(await route(request));
+      return harden(await answer(request));
     } catch (error) {
       // A refusal has a message of our own; anything else is never shown (it may hold data).
       if (error instanceof RequestError) {

@@ -14,13 +14,14 @@
  * @module
  */
 import { readFile } from "node:fs/promises";
-import { databaseConfig, openForAppending } from "../data/database.ts";
+import { databaseConfig, openForAppending, type ReviewDatabase } from "../data/database.ts";
 import { CliError, type Context } from "../io.ts";
 import { integerOption, type OptionValues } from "../commands/options.ts";
 import { prepareSearch } from "../search/search.ts";
-import { configuredKey, storedPublicKey, verifyCommand } from "../commands/verify.ts";
+import { configuredKey, storedPublicKey } from "../data/keys.ts";
+import { verifyCommand } from "../commands/verify.ts";
 import { ConsoleApi } from "./api.ts";
-import { consoleHandler, randomToken, type StaticFiles } from "./app.ts";
+import { consoleHandler, randomToken, STATIC_FILES, type StaticFiles } from "./app.ts";
 
 /** The options of `serve`. */
 export const SERVE_OPTIONS = {
@@ -34,13 +35,14 @@ export const SERVE_OPTIONS = {
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|\[::1\])$/;
 
 /**
- * The script and the stylesheet, read at start. In the npm package's build they sit in
+ * The stylesheet and the page's modules, read at start. In the npm package's build they sit in
  * `dist/static/` beside the bundled module (tsdown.config.ts copies them), the same place
  * relative to this code as in the sources.
  */
 async function readFiles(): Promise<StaticFiles> {
   const read = (name: string) => readFile(new URL(`./static/${name}`, import.meta.url), "utf8");
-  return { "console.js": await read("console.js"), "console.css": await read("console.css") };
+  const texts = await Promise.all(STATIC_FILES.map(read));
+  return Object.fromEntries(STATIC_FILES.map((name, i) => [name, texts[i]])) as StaticFiles;
 }
 
 /** A context whose stdout collects lines, for running `verify` from the page. */
@@ -60,6 +62,41 @@ function capture(context: Context): { context: Context; lines: string[] } {
     context: { ...context, stdout: output, stderr: output, progress: undefined },
     lines,
   };
+}
+
+/**
+ * The console's API over the open database: the key given on purpose (it signs nothing but
+ * redactions), the key receipts are checked against (the first `--trust`, else that key, else the
+ * stored one), the search, and `verify` run read-only with the page's `--trust` keys.
+ */
+async function consoleApi(
+  context: Context,
+  values: OptionValues,
+  database: ReviewDatabase,
+  reviewer: string,
+): Promise<ConsoleApi> {
+  const key = await configuredKey(context);
+  const trusted = (values.trust as string[] | undefined) ?? [];
+  const publicKey = trusted[0] ?? key?.publicKey ?? await storedPublicKey(database);
+  const search = await prepareSearch(database.client);
+  return new ConsoleApi({
+    database,
+    search,
+    reviewer,
+    key,
+    publicKey,
+    now: context.now,
+    verify: async () => {
+      const run = capture(context);
+      const code = await verifyCommand(run.context, {
+        database: values.database,
+        "no-checkpoint": true,
+        trust: trusted.length === 0 ? undefined : trusted,
+        width: "200",
+      });
+      return { code, lines: run.lines };
+    },
+  });
 }
 
 /**
@@ -93,28 +130,7 @@ export async function serveCommand(context: Context, values: OptionValues): Prom
   const files = await readFiles();
   const database = await openForAppending(config, context.now);
   try {
-    const key = await configuredKey(context);
-    const trusted = (values.trust as string[] | undefined) ?? [];
-    const publicKey = trusted[0] ?? key?.publicKey ?? await storedPublicKey(database);
-    const search = await prepareSearch(database.client);
-    const api = new ConsoleApi({
-      database,
-      search,
-      reviewer,
-      key,
-      publicKey,
-      now: context.now,
-      verify: async () => {
-        const run = capture(context);
-        const code = await verifyCommand(run.context, {
-          database: values.database,
-          "no-checkpoint": true,
-          trust: trusted.length === 0 ? undefined : trusted,
-          width: "200",
-        });
-        return { code, lines: run.lines };
-      },
-    });
+    const api = await consoleApi(context, values, database, reviewer);
     const code = randomToken();
     // The handler needs the port the system chose; until the line below sets it (before the
     // URL is printed, so before anyone can know where to connect), every request gets a 503.

@@ -8,8 +8,13 @@
  * @module
  */
 import type { Client } from "@libsql/client";
-import type { CheckpointFields, RedactionFields } from "../../src/signing/mod.ts";
+import {
+  type CheckpointFields,
+  type RedactionFields,
+  SIGNING_KEY_SECRET,
+} from "../../src/signing/mod.ts";
 import type { ReviewStatus } from "./queries.ts";
+import { CliError } from "../io.ts";
 
 /** Longest note, in UTF-16 code units. */
 export const MAX_NOTE = 4000;
@@ -17,6 +22,28 @@ export const MAX_NOTE = 4000;
 export const MAX_REVIEWER = 200;
 /** Longest redaction reason. */
 export const MAX_REASON = 2000;
+
+/**
+ * Checks a note and a reviewer name before they are appended (`mark`, `triage`, the console).
+ *
+ * @param note The note, if any.
+ * @param reviewer The name, if any.
+ * @throws {CliError} Status 2 when either is too long or not well-formed text.
+ */
+export function checkNoteAndReviewer(note?: string, reviewer?: string): void {
+  if (note !== undefined && (note.length > MAX_NOTE || !note.isWellFormed() || note === "")) {
+    throw new CliError(
+      `Cannot mark: the note must be well-formed text of 1 to ${MAX_NOTE} characters`,
+      2,
+    );
+  }
+  if (reviewer !== undefined && (reviewer.length > MAX_REVIEWER || !reviewer.isWellFormed())) {
+    throw new CliError(
+      `Cannot mark: the reviewer name must be at most ${MAX_REVIEWER} characters`,
+      2,
+    );
+  }
+}
 
 /** A review event to append. */
 export interface NewEvent {
@@ -238,4 +265,35 @@ export async function fileHolds(path: string, needle: Uint8Array): Promise<boole
   } finally {
     await file.close();
   }
+}
+
+/**
+ * Deletes the signing key an earlier version kept in the `secrets` table (review key move-out), in
+ * one transaction whose connection erases what it frees
+ * (https://sqlite.org/pragma.html#pragma_secure_delete), and only if it is still that key.
+ */
+export async function deleteKeptKey(
+  client: Client,
+  seed: Uint8Array,
+  embedded: boolean,
+): Promise<void> {
+  const transaction = await client.transaction("write");
+  try {
+    if (embedded) await transaction.execute("PRAGMA secure_delete = ON");
+    await transaction.execute({
+      sql: "DELETE FROM secrets WHERE name = ? AND value = ?",
+      args: [SIGNING_KEY_SECRET, seed],
+    });
+    await transaction.commit();
+  } finally {
+    transaction.close();
+  }
+}
+
+/**
+ * Rewrites the database file (https://sqlite.org/lang_vacuum.html), so no copy of deleted bytes
+ * is left in its free pages; the caller checkpoints the WAL after it.
+ */
+export async function vacuum(client: Client): Promise<void> {
+  await client.execute("VACUUM");
 }

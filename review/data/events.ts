@@ -6,8 +6,16 @@
  * @module
  */
 import type { Client } from "@libsql/client";
-import type { Schema } from "./database.ts";
-import { nullableString, query, type ReviewStatus } from "./queries.ts";
+import type { ReviewDatabase, Schema } from "./database.ts";
+import {
+  type Filters,
+  nullableString,
+  PAGE_SIZE,
+  query,
+  type ReviewStatus,
+  submissionPages,
+  type SubmissionRow,
+} from "./queries.ts";
 import {
   CHECKPOINT_COLUMNS,
   checkpointFromRow,
@@ -90,6 +98,35 @@ export async function reviewHistories(
     histories.set(event.submissionId, history);
   }
   return histories;
+}
+
+/** A keyset page of submissions and the review events of each. */
+export interface PageWithHistories {
+  readonly rows: readonly SubmissionRow[];
+  /** The events of each id (ids without events are absent). */
+  readonly histories: ReadonlyMap<string, readonly ReviewEvent[]>;
+}
+
+/**
+ * Every matching submission, oldest first, in keyset pages, with the review events of each page
+ * read in one query: what an export writes, in constant memory.
+ *
+ * @param database The database and its tables.
+ * @param filters The filters.
+ * @returns The pages.
+ */
+export async function* pagesWithHistories(
+  database: Pick<ReviewDatabase, "client" | "schema">,
+  filters: Filters,
+): AsyncGenerator<PageWithHistories> {
+  for await (const page of submissionPages(database.client, database.schema, filters, PAGE_SIZE)) {
+    const histories = await reviewHistories(
+      database.client,
+      database.schema,
+      page.map((row) => row.id),
+    );
+    yield { rows: page, histories };
+  }
 }
 
 /**

@@ -20,7 +20,7 @@ import {
   type SubmissionKind,
   type Surface,
 } from "../../src/store/mod.ts";
-import type { Schema } from "./database.ts";
+import type { ReviewDatabase, Schema } from "./database.ts";
 
 /** A reviewer's decision about a submission; `new` sets it back to unreviewed. */
 export type ReviewStatus = "new" | "reviewed" | "follow-up" | "dismissed" | "escalated";
@@ -426,6 +426,12 @@ export async function countSubmissions(
     where.args,
   );
   return Number(rows[0]?.n ?? 0);
+}
+
+/** Whether any redaction record is stored (a store older than the table has none). */
+export async function hasRedactions(database: ReviewDatabase): Promise<boolean> {
+  if (!database.schema.redactions) return false;
+  return (await database.client.execute("SELECT 1 FROM redactions LIMIT 1")).rows.length > 0;
 }
 
 /**

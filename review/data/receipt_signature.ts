@@ -8,8 +8,15 @@
  *
  * @module
  */
-import { fromBase64url, type SignedReceiptFields, verifyReceipt } from "../../src/signing/mod.ts";
+import {
+  fromBase64url,
+  intakeSignaturesFrom,
+  type SignedReceiptFields,
+  verifyReceipt,
+} from "../../src/signing/mod.ts";
 import { keyFingerprint } from "../../src/message/mod.ts";
+import { INTAKE_SIGNATURES_FROM } from "../../src/store/mod.ts";
+import type { ReviewDatabase } from "./database.ts";
 import type { SubmissionRow } from "./queries.ts";
 
 /** The verdict on a row's stored receipt signature. */
@@ -71,4 +78,24 @@ export async function receiptSignatureReport(
       state: "does-not-verify",
       text: `stored signature (${form}) does NOT verify against the published key ${fingerprint}`,
     };
+}
+
+/**
+ * The first `seq` that must carry a verifying intake signature (src/signing/log_audit.ts), as the
+ * server reads it; `Infinity` for a store older than version 9.
+ */
+export async function intakeSignaturesStart(database: ReviewDatabase): Promise<number> {
+  if (!database.schema.receiptSignatures) return Infinity;
+  // A store the server has not upgraded yet reads as it was written: no record before version
+  // 10, no batch rows before version 11.
+  const row = (await database.client.execute(
+    database.schema.receiptBatches
+      ? INTAKE_SIGNATURES_FROM
+      : `SELECT ${
+        database.schema.logSettings
+          ? "(SELECT value FROM log_settings WHERE name = 'intake_signatures_from')"
+          : "NULL"
+      } AS recorded, (SELECT MIN(seq) FROM receipt_signatures) AS first_signed`,
+  )).rows[0];
+  return intakeSignaturesFrom(row?.recorded, row?.first_signed);
 }

@@ -327,3 +327,17 @@ export function renderContent(view: ContentView, width: number): RenderedContent
     findings: out.findings,
   };
 }
+
+/**
+ * The native message a submission holds, directly or as an A2A message's data part, if any.
+ *
+ * @param view What the content holds ({@linkcode interpretContent}).
+ * @returns The message, or undefined.
+ */
+export function messageOf(view: ContentView): MessageView | undefined {
+  if (view.form === "message") return view.message;
+  if (view.form === "a2a") {
+    for (const part of view.parts) if (part.type === "message") return part.message;
+  }
+  return undefined;
+}

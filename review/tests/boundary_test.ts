@@ -29,10 +29,14 @@ const RUNTIME_FILES: Record<string, RegExp> = {
   "review/runtime/parent.ts": /"node:process"/,
 };
 
-async function sources(folder: string, skip: (path: string) => boolean): Promise<string[]> {
+async function sources(
+  folder: string,
+  skip: (path: string) => boolean,
+  root = ROOT,
+): Promise<string[]> {
   const files: string[] = [];
   const walk = async (directory: string) => {
-    for await (const entry of Deno.readDir(`${ROOT}${directory}`)) {
+    for await (const entry of Deno.readDir(`${root}${directory}`)) {
       const path = `${directory}/${entry.name}`;
       if (skip(path)) continue;
       if (entry.isDirectory) await walk(path);
@@ -58,9 +62,50 @@ function specifiers(code: string): string[] {
 }
 
 /** `specifier` imported from `file`, as a path from the repository's root (relative ones only). */
-function resolved(file: string, specifier: string): string | undefined {
+function resolved(file: string, specifier: string, root = ROOT): string | undefined {
   if (!specifier.startsWith(".")) return undefined;
-  return new URL(specifier, `file://${ROOT}${file}`).pathname.slice(ROOT.length);
+  return new URL(specifier, `file://${root}${file}`).pathname.slice(root.length);
+}
+
+/**
+ * What a command may import besides the server's faces: it parses (options.ts), asks data/ (and
+ * search/), and hands the answer to render/, writing through io.ts. Another command is not on the
+ * list: what two commands share lives in data/ or render/, where the console finds it too.
+ */
+const COMMAND_MAY_IMPORT = [
+  /^review\/data\//,
+  /^review\/render\//,
+  /^review\/search\//,
+  /^review\/io\.ts$/,
+  /^review\/commands\/options\.ts$/,
+];
+
+/** SQL is data/'s: a command neither imports the driver nor runs a statement. */
+const RUNS_SQL = /\.(execute|batch|executeMultiple|transaction)\(/;
+
+/** Every import of a command under `root` that the rule above refuses, and every SQL call. */
+async function commandStrays(root: string): Promise<string[]> {
+  const files = await sources("review/commands", () => false, root);
+  const strays: string[] = [];
+  for (const file of files) {
+    if (file === "review/commands/options.ts") continue;
+    const code = await Deno.readTextFile(`${root}${file}`);
+    // Examples in doc comments import what they show; only code counts.
+    const uncommented = code.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+    for (const specifier of specifiers(uncommented)) {
+      const target = resolved(file, specifier, root);
+      if (target === undefined) {
+        if (!specifier.startsWith("node:")) strays.push(`${file} imports ${specifier}`);
+      } else if (
+        !SERVER_FACES.includes(target) &&
+        !COMMAND_MAY_IMPORT.some((allowed) => allowed.test(target))
+      ) {
+        strays.push(`${file} imports ${target}`);
+      }
+    }
+    if (RUNS_SQL.test(uncommented)) strays.push(`${file} runs SQL`);
+  }
+  return strays;
 }
 
 Deno.test("the review package imports the server only through its public faces", async () => {
@@ -111,4 +156,50 @@ Deno.test("only the runtime entries and launchers use a runtime's own API", asyn
     }
   }
   assertEquals(strays, []);
+});
+
+Deno.test("a command imports only data/, render/, search/, io.ts and options, and runs no SQL", async () => {
+  const files = await sources("review/commands", () => false);
+  assert(files.length > 8, "the commands were found");
+  assertEquals(await commandStrays(ROOT), []);
+});
+
+Deno.test("the command rule fails on a planted command that imports a command or runs SQL", async () => {
+  const root = `${await Deno.makeTempDir({ prefix: "beacon-commands-" })}/`;
+  try {
+    const write = async (path: string, code: string) => {
+      await Deno.mkdir(`${root}${path.slice(0, path.lastIndexOf("/"))}`, { recursive: true });
+      await Deno.writeTextFile(`${root}${path}`, code);
+    };
+    await write("review/commands/options.ts", "export const o = 1;\n");
+    await write("review/commands/show.ts", "export const describe = 1;\n");
+    await write(
+      "review/commands/planted.ts",
+      [
+        'import { o } from "./options.ts";',
+        'import { q } from "../data/queries.ts";',
+        'import { describe } from "./show.ts";',
+        'import type { Client } from "@libsql/client";',
+        'export { later } from "../console/api.ts";',
+        'const lazy = () => import("./show.ts");',
+        "/**",
+        " * ```ts",
+        ' * import { shown } from "./show.ts";',
+        " * ```",
+        " */",
+        "export const run = (client: Client) => client.execute(`SELECT ${o + q + describe}`);",
+        "",
+      ].join("\n"),
+    );
+    await write("review/commands/clean.ts", 'import { safeText } from "../render/mod.ts";\n');
+    assertEquals(await commandStrays(root), [
+      "review/commands/planted.ts imports review/commands/show.ts",
+      "review/commands/planted.ts imports @libsql/client",
+      "review/commands/planted.ts imports review/console/api.ts",
+      "review/commands/planted.ts imports review/commands/show.ts",
+      "review/commands/planted.ts runs SQL",
+    ]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });

@@ -11,6 +11,7 @@ import {
 } from "../../tests/support/assert.ts";
 import { rawExchange, serveBeacon } from "../../tests/support/in_process.ts";
 import { consoleCsrf, exchangeCode, review, startConsole } from "./support.ts";
+import { STATIC_FILES } from "../console/app.ts";
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; " +
   "img-src 'none'; font-src 'none'; media-src 'none'; object-src 'none'; frame-src 'none'; " +
@@ -102,10 +103,16 @@ Deno.test("the console needs its session, a same-origin Origin and the session's
     const csrf = await console.csrf();
     assertMatch(html, /<script type="module" src="\/static\/console\.js"><\/script>/);
     assert(!/<script>|\sstyle=|\son\w+=/.test(html), "no inline script, style or handler");
-    for (const file of ["console.js", "console.css"]) {
+    // Every file the page loads, the entry script's modules included, each with its media type
+    // (a module script runs only when served as JavaScript, under nosniff).
+    for (const file of STATIC_FILES) {
       const response = await fetch(`${console.origin}/static/${file}`);
       assertStrictEquals(response.status, 200);
       assertHardened(response, file);
+      assertStrictEquals(
+        response.headers.get("content-type"),
+        file.endsWith(".css") ? "text/css; charset=utf-8" : "text/javascript; charset=utf-8",
+      );
       const source = await response.text();
       assert(!source.includes("innerHTML"), `${file} never uses innerHTML`);
       assert(!source.includes("document.cookie"), `${file} never uses cookies`);
@@ -391,4 +398,85 @@ Deno.test("70 fetches of the page from another loopback origin leave the reviewe
     await console.stop();
     await served.close();
   }
+});
+
+Deno.test("a request outside the console's routes is refused: unknown views and actions behind the session", async () => {
+  const served = await serveBeacon();
+  const console = await startConsole(served.databaseUrl);
+  try {
+    const token = await console.session();
+    const auth = { authorization: `Bearer ${token}` };
+    const csrf = await console.csrf();
+    const answer = async (path: string, init: RequestInit = {}) => {
+      const response = await fetch(`${console.origin}${path}`, init);
+      assertHardened(response, `${init.method ?? "GET"} ${path}`);
+      return { status: response.status, body: await response.text() };
+    };
+    assertEquals(await answer("/nothing"), { status: 404, body: "not found" });
+    assertEquals(await answer("/", { method: "PUT" }), { status: 405, body: "method not allowed" });
+    assertEquals(
+      await answer("/static/console.js", { method: "POST", body: "{}" }),
+      { status: 405, body: "method not allowed" },
+    );
+    assertEquals(await answer("/api/nothing"), { status: 401, body: "unauthorized" });
+    const noView = JSON.stringify({ error: "no such view" });
+    assertEquals(await answer("/api/nothing", { headers: auth }), { status: 404, body: noView });
+    assertEquals(await answer("/api/session", { headers: auth }), { status: 404, body: noView });
+    const action = (headers: Record<string, string>) =>
+      answer("/api/nothing", {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: "{}",
+      });
+    assertEquals(await action({}), { status: 401, body: "unauthorized" });
+    assertEquals(await action(auth), { status: 403, body: "forbidden" });
+    assertEquals(await action({ ...auth, origin: console.origin, "x-csrf-token": csrf }), {
+      status: 404,
+      body: JSON.stringify({ error: "no such action" }),
+    });
+  } finally {
+    const { code } = await console.stop();
+    assertStrictEquals(code, 0);
+    await served.close();
+  }
+});
+
+Deno.test("every file in static/ is served, and a page module uses only its own names, its imports and the DOM", async () => {
+  const folder = new URL("../console/static/", import.meta.url);
+  const present = [];
+  for await (const entry of Deno.readDir(folder)) present.push(entry.name);
+  assertEquals(present.sort(), [...STATIC_FILES].sort());
+  const sources = new Map<string, string>();
+  for (const name of STATIC_FILES) {
+    if (name.endsWith(".js")) sources.set(name, await Deno.readTextFile(new URL(name, folder)));
+  }
+  const strays: string[] = [];
+  for (const [name, code] of sources) {
+    for (const [, names, target] of code.matchAll(/^import \{([^}]*)\} from "\.\/([^"]+)";/gm)) {
+      const exported = sources.get(target);
+      if (exported === undefined) {
+        strays.push(`${name} imports ${target}, which is not served`);
+        continue;
+      }
+      for (const imported of names.split(",").map((part) => part.trim()).filter(Boolean)) {
+        const declaration = new RegExp(`^export (async )?(function|const|let) ${imported}\\b`, "m");
+        if (!declaration.test(exported)) strays.push(`${name} imports ${imported} from ${target}`);
+      }
+    }
+  }
+  assertEquals(strays, []);
+  // And every name a module uses is its own, imported, or the browser's: Deno's linter knows
+  // every global but the DOM's, so the DOM's are the only names it may call undefined.
+  const lint = await new Deno.Command(Deno.execPath(), {
+    args: ["lint", "--json", "--rules-include=no-undef", folder.pathname],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const report = JSON.parse(new TextDecoder().decode(lint.stdout));
+  const undefinedNames = new Set<string>(
+    report.diagnostics.map((diagnostic: { message: string }) =>
+      diagnostic.message.replace(/ is not defined$/, "")
+    ),
+  );
+  assertEquals([...undefinedNames].sort(), ["document", "history", "matchMedia"]);
 });

@@ -2,7 +2,7 @@
  * `review export` with review history, and its CSV format: formula neutralisation (OWASP CSV
  * injection), RFC 4180 quoting, text shown inert; through the real handler and the real CLI.
  */
-import { csvCell } from "../commands/export.ts";
+import { csvCell } from "../render/export.ts";
 import {
   assert,
   assertEquals,
