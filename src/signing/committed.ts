@@ -1,8 +1,13 @@
 /**
- * What one process committed and its tree-head signer has not covered yet: per row its `seq` and
- * its receipt's five signed members, as committed. A head covers a row this process committed
- * only while it still reads as committed (src/tree_heads.ts); that costs one string comparison,
- * where a row of another instance needs its stored intake signature checked (log_audit.ts).
+ * What one process committed and its log signer has not covered yet: per row its `seq` and its
+ * receipt's five signed members, as committed. A head covers a row this process committed when it
+ * still reads as committed (src/transparency/signer.ts); that costs one string comparison, where
+ * any other row has its stored intake signature checked (log_audit.ts), and a row that reads
+ * otherwise is checked that way too, so the verdicts are the plain path's.
+ *
+ * A second path kept for speed, and it earns its place: with every row checked by its stored
+ * signature instead, a durable `SendMessage` cost 1.29x the CPU per request (bench/README.md,
+ * "The committed-rows fast path").
  *
  * Each commit is told once ({@linkcode CommittedReceipts.add}), and is kept as one string and one
  * array for the whole batch, in runs of consecutive `seq`s: remembering a batch until a head
