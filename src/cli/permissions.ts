@@ -84,7 +84,9 @@ export function databaseFolder(url: string, cwd: string): string {
 
 /** The `deno run` permission flags for the server. */
 export function serverPermissionFlags(facts: PermissionFacts): string[] {
-  const net = [`${facts.hostname}:${facts.port}`];
+  // An IPv6 address in brackets (Deno's --allow-net reads `[::1]:8000`; `::1:8000` does not parse).
+  const host = facts.hostname.includes(":") ? `[${facts.hostname}]` : facts.hostname;
+  const net = [`${host}:${facts.port}`];
   const read = [facts.npmCache, SOURCE_FOLDER];
   if (facts.signingKeyFile !== undefined) {
     read.push(

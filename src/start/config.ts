@@ -296,7 +296,10 @@ function publicUrlVariable(text: string): string {
 /** The listener: `PORT`, `BEACON_HOSTNAME`, `BEACON_LOG`, and the origin it is known by. */
 function listenerConfig(get: Read): Omit<ServerConfig, "options"> & { publicUrl?: string } {
   const log = oneOf("BEACON_LOG", get("BEACON_LOG") ?? "on", ["on", "off"] as const);
-  const hostname = get("BEACON_HOSTNAME") ?? "0.0.0.0";
+  const given = get("BEACON_HOSTNAME") ?? "0.0.0.0";
+  // IPv6 bare or in brackets, as the configuration promises; every runtime listens on the bare
+  // form (Node refuses `[::1]`), and the permission flags add the brackets they need.
+  const hostname = given.replace(/^\[(.*:.*)\]$/, "$1");
   if (!isListenAddress(hostname)) {
     throw new StartupError(
       "Cannot start: BEACON_HOSTNAME must be an address of this machine: an IPv4 address " +

@@ -351,3 +351,29 @@ Deno.test("deno: a database file the permissions deny names the permission, not 
     await Deno.remove(directory, { recursive: true });
   }
 });
+
+for (const entry of ENTRIES) {
+  Deno.test(`${entry.name}: BEACON_HOSTNAME takes IPv6 loopback bare and in brackets`, async () => {
+    for (const hostname of ["::1", "[::1]"]) {
+      const directory = await Deno.makeTempDir({ prefix: "beacon-startup-ipv6-" });
+      const [command, ...args] = await entry.command();
+      const server = await startServerProcess(command, args, {
+        PORT: "0",
+        BEACON_HOSTNAME: hostname,
+        BEACON_LOG: "off",
+        BEACON_DATABASE_URL: `file:${directory}/beacon.db`,
+      });
+      try {
+        const listening = server.lines.find((line) => line.event === "listening");
+        assertStrictEquals(listening?.hostname, "::1", hostname);
+        assertMatch(server.url, /^http:\/\/\[::1\]:\d+$/);
+        const response = await fetch(`${server.url}/healthz`);
+        assertStrictEquals(response.status, 200, hostname);
+        await response.body?.cancel();
+      } finally {
+        await server.stop();
+        await Deno.remove(directory, { recursive: true }).catch(() => {});
+      }
+    }
+  });
+}
