@@ -77,6 +77,14 @@ export interface BeaconOptions {
    */
   newSigningKey?: NewSigningKey;
   /**
+   * The keys that signed this log before `signingKey` (`BEACON_PREVIOUS_SIGNING_KEYS`): each a
+   * raw Ed25519 public key or a seed, unpadded base64url. When the store's latest tree head was
+   * signed by one of them, opening records a signed rotation statement once and continues the
+   * log under `signingKey` (docs/keys.md); a seed co-signs the statement. Without it a key
+   * change is refused (`SigningKeyChanged`).
+   */
+  previousSigningKeys?: readonly string[];
+  /**
    * How often a signed tree head (a checkpoint over every submission, src/tree_heads.ts) is
    * signed while the log grows, in milliseconds; one is also signed at start when the log grew and
    * at `close()`. `"off"`: the Beacon signs none (Workers). Default 2000 (two seconds).
