@@ -30,20 +30,25 @@
  */
 import { keyFileBeside, readKeyFile } from "../../src/start/key_file.ts";
 import {
+  followTrust,
   fromBase64url,
   hex,
-  IntakeSignatures,
   intakeSignaturesFrom,
+  KeyHistory,
   leafHash,
   LogWalk,
   MerkleAccumulator,
   parseSigningKey,
+  RangedIntakeSignatures,
+  ROTATION_COLUMNS,
+  rotationFromRow,
   type RowFinding,
   sha256Digest,
   signCheckpoint,
   SIGNING_KEY_SECRET,
   type SigningKey,
   signingKeyFromSeed,
+  validRotations,
   verifyCheckpoint,
   verifyRedaction,
 } from "../../src/signing/mod.ts";
@@ -206,6 +211,53 @@ async function redactionFlaw(
   return undefined;
 }
 
+/**
+ * The keys the pinned ones lead to through the store's rotation statements
+ * (src/signing/key_history.ts): forwards through a statement the pinned key signed, backwards
+ * from a pinned new key to the rows its statement gives the previous key. Each key vouches for
+ * its range of rows only. Says which statements it followed.
+ */
+async function keyChain(
+  database: ReviewDatabase,
+  trusted: ReadonlySet<string>,
+  report: Report,
+): Promise<KeyHistory> {
+  const tables = (await database.client.execute(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('key_rotations', 'log_names')",
+  )).rows.map((row) => String(row.name));
+  if (!tables.includes("key_rotations") || !tables.includes("log_names")) {
+    return KeyHistory.whole(trusted);
+  }
+  const origin = (await database.client.execute(
+    "SELECT value FROM log_names WHERE name = 'origin'",
+  )).rows[0]?.value;
+  const statements = (await database.client.execute(
+    `SELECT ${ROTATION_COLUMNS} FROM key_rotations ORDER BY seq`,
+  )).rows.map((row) => rotationFromRow(row as unknown as Record<string, unknown>));
+  if (origin === undefined || origin === null || statements.length === 0) {
+    return KeyHistory.whole(trusted);
+  }
+  const { history, followed } = followTrust(
+    trusted,
+    await validRotations(statements, String(origin)),
+  );
+  for (const statement of followed) {
+    await report.say(
+      `followed the rotation statement signed by the trusted key ${statement.previousKey} to ` +
+        `${statement.newKey} (the previous key vouches for rows up to ${statement.lastSeq}, the ` +
+        `new key for the rows after)`,
+    );
+  }
+  for (const range of history.ranges) {
+    if (range.retiredBy === undefined || followed.includes(range.retiredBy)) continue;
+    await report.say(
+      `the rotation statement signed by ${range.retiredBy.newKey} names ${range.publicKey} as ` +
+        `the key of rows ${range.firstSeq} to ${range.lastSeq}`,
+    );
+  }
+  return history;
+}
+
 function describe(checkpoint: CheckpointRow): string {
   return `checkpoint ${checkpoint.seq} (tree size ${checkpoint.treeSize}, ` +
     `${safeText(checkpoint.createdAt)})`;
@@ -224,7 +276,7 @@ interface Report {
 async function expectCheckpoints(
   recorded: readonly CheckpointRow[],
   external: readonly Expectation[],
-  trust: { keys: ReadonlySet<string>; source: string },
+  trust: { keys: ReadonlySet<string>; source: string; history: KeyHistory },
   walk: LogWalk<Expectation>,
   report: Report,
 ): Promise<void> {
@@ -236,6 +288,16 @@ async function expectCheckpoints(
     };
     if (!await verifyCheckpoint(checkpoint.publicKey, fields, checkpoint.signature)) {
       await report.problem(`${describe(checkpoint)}: the signature does not verify`);
+    } else if (
+      trust.keys.has(checkpoint.publicKey) &&
+      !trust.history.mayCover(checkpoint.publicKey, checkpoint.treeSize)
+    ) {
+      const range = trust.history.retired(checkpoint.publicKey)!;
+      await report.problem(
+        `${describe(checkpoint)}: signed by the retired key ${safeText(checkpoint.publicKey)} ` +
+          `past its rotation boundary (row ${range.lastSeq}): a copy of a retired key? ` +
+          "(docs/keys.md)",
+      );
     } else if (!trust.keys.has(checkpoint.publicKey)) {
       await report.problem(
         `${describe(checkpoint)}: signed by ${safeText(checkpoint.publicKey)}, not a key ` +
@@ -262,7 +324,7 @@ interface RowTally {
  */
 async function walkRows(
   database: ReviewDatabase,
-  trust: { keys: ReadonlySet<string>; source: string },
+  trust: { keys: ReadonlySet<string>; source: string; history: KeyHistory },
   walk: LogWalk<Expectation>,
   report: Report,
 ): Promise<RowTally> {
@@ -281,17 +343,32 @@ async function walkRows(
   };
   await compared(walk.compareNow()); // tree size 0
   const intakeFrom = await intakeSignaturesStart(database);
-  const intake = new IntakeSignatures(trust.keys);
+  const intake = new RangedIntakeSignatures(trust.history);
   for await (const page of submissionPages(database.client, database.schema, {})) {
     for (const row of page) {
       const where = `row ${row.seq} (receipt ${safeText(row.id)})`;
       // A head vouches only for rows the Beacon acknowledged: each carries the intake signature
       // stored in its own transaction.
+      const signed = {
+        seq: row.seq,
+        fields: signedFieldsOf(row),
+        stored: row.receiptSignature ?? undefined,
+      };
       const acknowledged = trust.keys.size === 0 || row.seq < intakeFrom ||
-        await intake.verifies(signedFieldsOf(row), row.receiptSignature ?? undefined);
+        await intake.verifies(signed);
       const { findings, leaf } = walk.check(row, acknowledged);
       for (const finding of findings) {
-        await report.problem(rowProblem(finding, where, row, trust.source));
+        // A row past a retired key's boundary that the retired key signed: a copy of it at work.
+        const retired = finding.kind === "unacknowledged"
+          ? await intake.retiredSigner(signed)
+          : undefined;
+        await report.problem(
+          retired === undefined
+            ? rowProblem(finding, where, row, trust.source)
+            : `${where}: its intake signature is by the retired key ` +
+              `${safeText(retired.publicKey)}, past its rotation boundary (row ` +
+              `${retired.lastSeq}): a copy of a retired key? no head may cover it (docs/keys.md)`,
+        );
       }
       await checkContent(row, where, trust.keys, tally, report);
       // A row that cannot be a leaf still takes its place, so later roots are compared as far as
@@ -385,7 +462,7 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
     ? await openForReading(config)
     : await openForAppending(config, context.now);
   try {
-    const trust = await trustedKeys(values, configured, database);
+    const pinned = await trustedKeys(values, configured, database);
     const width = widthFrom(values, context.terminalColumns);
     let problems = 0;
     const report: Report = {
@@ -400,6 +477,9 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
         await context.stdout.line("PROBLEM: " + text);
       },
     };
+    // The pinned keys and the keys their rotation statements lead to, each for its rows.
+    const history = await keyChain(database, pinned.keys, report);
+    const trust = { keys: new Set(history.keys()), source: pinned.source, history };
     // Checkpoints: signatures first, then roots as the tree grows past each size.
     const recorded = await checkpoints(database.client, database.schema);
     if (trust.keys.size === 0 && (recorded.length > 0 || await hasRedactions(database))) {
