@@ -460,7 +460,7 @@ export function publicUrlFact(config: ServerConfig): string {
 /**
  * The log line of an unexpected error: its name, and the row it names when it is about one
  * (`seq`, a number of the Beacon's own: the tree heads' `TreeHeadWithheld` and
- * `TreeHeadIgnored`), never its message.
+ * `TreeHeadIgnored`) and the retired key it names, never its message.
  */
 function errorEvent(error: unknown): Record<string, unknown> {
   const event: Record<string, unknown> = {
@@ -469,6 +469,12 @@ function errorEvent(error: unknown): Record<string, unknown> {
   };
   const seq = (error as { seq?: unknown })?.seq;
   if (Number.isSafeInteger(seq)) event.seq = seq;
+  // The retired key a withheld row is signed by (a public key: safe to print, and what the
+  // operator must know to act on a leak, docs/keys.md).
+  const retiredKey = (error as { retiredKey?: unknown })?.retiredKey;
+  if (typeof retiredKey === "string" && /^[A-Za-z0-9_-]{43}$/.test(retiredKey)) {
+    event.retiredKey = retiredKey;
+  }
   return event;
 }
 
