@@ -441,7 +441,9 @@ export class LogSigner {
         const { recorded, firstSigned } = await this.#rows.intakeSignaturesFrom();
         this.#intakeFrom = intakeSignaturesFrom(recorded, firstSigned);
       }
-      await this.#readHistory();
+      // Read at open (`history()`); refreshed after each signing instead of before it, so the
+      // first signing at start covers the log as it stood then (the empty tree of a new store).
+      if (!this.#historyRead) await this.#readHistory();
       let appended: SignedTreeHead | undefined;
       while (true) {
         await this.#readHeads();
@@ -455,7 +457,11 @@ export class LogSigner {
         }
         const head = await this.#append();
         if (head !== undefined) appended = head;
-        if (!more || head === undefined) return appended;
+        if (!more || head === undefined) {
+          // A rotation another instance recorded since (it retires this key at its boundary).
+          await this.#readHistory();
+          return appended;
+        }
         await yieldToEventLoop();
       }
     } catch (error) {
