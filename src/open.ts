@@ -23,6 +23,7 @@ import {
   type KeyHistory,
   loadSigningKey,
   type PreviousKey,
+  RangedIntakeSignatures,
   refuseNewKeyForSignedStore,
   type SigningKey,
   signReceipts,
@@ -200,9 +201,11 @@ export async function openBeacon(
     onIgnored: onError,
   });
   const history = await log.history();
-  // What a replay found in the database is checked against (src/intake/accept.ts): a row stored
-  // before a rotation carries the previous key's signature.
-  const replays = new IntakeSignatures(history.keys());
+  // What a replay found in the database is checked against (src/intake/accept.ts): the key that
+  // vouches for its `seq` (a row stored before a rotation carries the previous key's signature,
+  // and a retired key's past its boundary is a copy of that key at work), else the current key.
+  const replays = new RangedIntakeSignatures(history);
+  const current = new IntakeSignatures([signingKey.publicKey]);
   const store = new SubmissionStore(database, {
     signReceipts: signer,
     // Only while heads are signed: the signer consumes what it is told.
@@ -218,7 +221,10 @@ export async function openBeacon(
     randomBytes: options.randomBytes,
     sourceHasher,
     idempotencyWindowMs: options.idempotencyWindowMs,
-    acknowledged: (fields, stored) => replays.verifies(fields, stored),
+    acknowledged: (fields, stored) =>
+      fields.seq === undefined
+        ? current.verifies(fields, stored)
+        : replays.verifies({ seq: fields.seq, fields, stored }),
   });
   const shared = sharedLimiterParts(options, database, sourceHasher);
   const { publicOrigin } = options;

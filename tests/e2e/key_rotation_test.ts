@@ -121,9 +121,14 @@ async function refusedStart(env: Record<string, string>) {
   return { code: output.code, lines };
 }
 
+/** The text of the forged row, and the idempotency key it is stored under. */
+const FORGED_TEXT = "made with a copy of the retired key";
+const FORGED_KEY = "forged-retry";
+
 /**
  * What a holder of a copy of the retired key does with plain SQL: a row past the boundary with a
- * receipt signature the retired key made, stored as the intake stores one (a batch of one).
+ * receipt signature the retired key made, stored as the intake stores one (a batch of one), under
+ * an idempotency key of a genuine client's source, to have a retry answered with it.
  */
 async function forgeUnderRetiredKey(databaseUrl: string, seed: Uint8Array): Promise<number> {
   const key = await signingKeyFromSeed(seed);
@@ -132,7 +137,7 @@ async function forgeUnderRetiredKey(databaseUrl: string, seed: Uint8Array): Prom
     const [{ source_hash: sourceHash }] = (await client.execute(
       "SELECT source_hash FROM submissions ORDER BY seq LIMIT 1",
     )).rows;
-    const content = new TextEncoder().encode("made with a copy of the retired key");
+    const content = new TextEncoder().encode(FORGED_TEXT);
     const fields = {
       id: "forged-" + crypto.randomUUID(),
       receivedAt: new Date().toISOString(),
@@ -143,9 +148,18 @@ async function forgeUnderRetiredKey(databaseUrl: string, seed: Uint8Array): Prom
     const signed = await signReceipts(key, [fields]);
     const inserted = await client.execute({
       sql: "INSERT INTO submissions (id, context_id, received_at, surface, kind, content_type, " +
-        "content, size, digest, source_hash) VALUES (?, 'c', ?, 'native', 'unstructured', " +
-        "'text/plain; charset=utf-8', ?, ?, ?, ?) RETURNING seq",
-      args: [fields.id, fields.receivedAt, content, fields.size, fields.digest, String(sourceHash)],
+        "content, size, digest, source_hash, idempotency_key) VALUES (?, 'c', ?, 'native', " +
+        "'unstructured', 'text/plain; charset=utf-8', ?, ?, ?, ?, ?) RETURNING seq",
+      args: [
+        fields.id,
+        fields.receivedAt,
+        content,
+        fields.size,
+        fields.digest,
+        String(sourceHash),
+        // As the intake stores a key: `<surface>:<key>` (src/intake/accept.ts).
+        `native:${FORGED_KEY}`,
+      ],
     });
     const seq = Number(inserted.rows[0].seq);
     await client.execute({
@@ -255,6 +269,13 @@ Deno.test("a rotation with the previous seed: one chain across keys, old receipt
     await submit(server.url, "after the forgery");
     const withheld = await printedError(server, (line) => line.name === "TreeHeadWithheld");
     assertEquals([withheld.seq, withheld.retiredKey], [forged, a.publicKey]);
+    // A retry of it is not answered with the retired key's receipt: the row is not the Beacon's.
+    const retry = await fetch(server.url + "/beacon/0.1/submissions", {
+      method: "POST",
+      headers: { "content-type": "text/plain; charset=utf-8", "idempotency-key": FORGED_KEY },
+      body: FORGED_TEXT,
+    });
+    assertStrictEquals(retry.status, 500, await retry.text());
     const named = await review(databaseUrl, ["verify", "--no-checkpoint", "--trust", b.publicKey]);
     assertStrictEquals(named.code, 1, named.stdout);
     assertMatch(
