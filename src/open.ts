@@ -201,6 +201,7 @@ export async function openBeacon(
     onIgnored: onError,
   });
   const history = await log.history();
+  const previousKeys = await previousKeysOf(history);
   // What a replay found in the database is checked against (src/intake/accept.ts): the key that
   // vouches for its `seq` (a row stored before a rotation carries the previous key's signature,
   // and a retired key's past its boundary is a copy of that key at work), else the current key.
@@ -239,13 +240,7 @@ export async function openBeacon(
     trustedProxyHeader: options.trustedProxyHeader,
     now,
     origin: (_request, url) => publicOrigin ?? url.origin,
-    documents: servedDocuments(
-      options,
-      started,
-      signingKey,
-      logOrigin,
-      await previousKeysOf(history),
-    ),
+    documents: servedDocuments(options, started, signingKey, logOrigin, previousKeys),
     log,
     door,
     onError,
@@ -255,6 +250,12 @@ export async function openBeacon(
     schema: database.schema,
     signingKeyGenerated: signingKey.generated === true,
     signingKeyFingerprint: signingKey.fingerprint,
+    ...(previousKeys.length === 0 ? {} : {
+      previousSigningKeys: previousKeys.map(({ fingerprint, lastSeq }) => ({
+        fingerprint,
+        lastSeq,
+      })),
+    }),
     signingKeyInDatabase: signingKey.inDatabase === true,
   };
   return { store, intake, handle, guard, log, treeHeads, facts };

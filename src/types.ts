@@ -141,6 +141,14 @@ export interface StartFacts {
   /** `sha256:<hex>` of the signing key's public half (docs/protocol-0.1.md §6). */
   readonly signingKeyFingerprint: string;
   /**
+   * The keys the log rotated from, oldest first, each with the last row it vouches for
+   * (docs/keys.md, "Rotating the key"); absent when the log never rotated.
+   */
+  readonly previousSigningKeys?: readonly {
+    readonly fingerprint: string;
+    readonly lastSeq: number;
+  }[];
+  /**
    * The database keeps a private signing key in its `secrets` table (an earlier version's
    * default): whoever reads the database can sign. `review key move-out` moves it to a key file.
    */

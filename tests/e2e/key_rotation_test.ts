@@ -193,6 +193,13 @@ Deno.test("a rotation with the previous seed: one chain across keys, old receipt
         BEACON_PREVIOUS_SIGNING_KEYS: encodeSeed(seedA),
       },
     });
+    // The ready line says which key the log rotated from, and its last row.
+    let ready = server.lines.find((line) => line.state === "ready");
+    while (ready === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      ready = server.lines.find((line) => line.state === "ready");
+    }
+    assertEquals(ready.previousSigningKeys, [{ fingerprint: a.fingerprint, lastSeq: 3 }]);
     const recorded = await rotations(databaseUrl);
     assertStrictEquals(recorded.length, 1);
     assertEquals(
