@@ -8,7 +8,8 @@
  *   key with its rows, old receipts still verify, a restart continues without the setting, and
  *   `review verify --trust <old key>` follows the statement;
  * - a row signed by the retired key past its boundary is withheld and named by the server, and
- *   named by `review verify`;
+ *   named by `review verify`, as is a head it signs past its boundary (never served), and a retry
+ *   of such a row is not answered with its receipt;
  * - on two instances of one sqld, a rotation naming only the previous public key: one statement,
  *   signed by the new key alone, heads over every row; `--trust <new key>` covers the whole log,
  *   `--trust <old key>` cannot follow a statement the old key did not sign;
@@ -32,6 +33,7 @@ import {
   openCheckpointNote,
   type ReceiptSignature,
   sha256Digest,
+  signCheckpoint,
   signingKeyFromSeed,
   signReceipts,
   verifyReceipt,
@@ -248,7 +250,7 @@ Deno.test("a rotation with the previous seed: one chain across keys, old receipt
     // A restart under the new key needs the setting no more; nothing is recorded twice.
     server = await startServer({ directory, env: { BEACON_SIGNING_KEY: encodeSeed(seedB) } });
     await submit(server.url, "seven");
-    await headCovering(server.url, b.publicKey, 7);
+    const seven = await headCovering(server.url, b.publicKey, 7);
     assertStrictEquals((await rotations(databaseUrl)).length, 1);
 
     // The old key followed through the statement it signed; the new key covers the whole log.
@@ -271,7 +273,22 @@ Deno.test("a rotation with the previous seed: one chain across keys, old receipt
       followed.stdout,
     );
 
-    // A copy of the retired key appends a row past its boundary: withheld and named.
+    // A copy of the retired key signs a head past its boundary: not a head of the log.
+    const pastBoundary = { treeSize: 7, rootHash: seven.rootHash, createdAt: seven.createdAt };
+    const client = createClient({ url: databaseUrl, intMode: "number" });
+    await client.execute({
+      sql: "INSERT INTO checkpoints (tree_size, root_hash, created_at, signature, public_key) " +
+        "VALUES (?, ?, ?, ?, ?)",
+      args: [
+        7,
+        seven.rootHash,
+        seven.createdAt,
+        await signCheckpoint(a, pastBoundary),
+        a.publicKey,
+      ],
+    });
+    client.close();
+    // And appends a row past its boundary: withheld and named.
     const forged = await forgeUnderRetiredKey(databaseUrl, seedA);
     await submit(server.url, "after the forgery");
     const withheld = await printedError(server, (line) => line.name === "TreeHeadWithheld");
@@ -288,6 +305,15 @@ Deno.test("a rotation with the previous seed: one chain across keys, old receipt
     assertMatch(
       named.stdout,
       new RegExp(`^PROBLEM: row ${forged} .*intake signature is by the retired key`, "m"),
+    );
+    assertMatch(
+      named.stdout,
+      /^PROBLEM: checkpoint \d+ \(tree size 7, .*signed by the retired key .* past its rotation boundary/m,
+    );
+    assertStrictEquals(
+      (await (await fetch(server.url + "/beacon/0.1/tree-head")).json()).publicKey,
+      b.publicKey,
+      "the retired key's head is never served",
     );
     assertStrictEquals((await server.stop()).code, 0);
     server = undefined;
