@@ -8,7 +8,8 @@
  * the last one stored now, the new key for every row after. Two instances starting with the same
  * new key record one statement (the table is unique by new key); both read back the one that
  * stands. Otherwise the start is refused in one line naming the previous key's fingerprint and
- * the setting (`SigningKeyChanged`): the log never silently freezes.
+ * the setting (`SigningKeyChanged`): the log never silently freezes. On a store no head was signed
+ * over yet (heads off), the previous key is the named one whose signature the last row carries.
  *
  * A retired key never becomes current again: its statement bounds what it vouches for, and a
  * start under it would sign past that bound (what a copy of a leaked key would do).
@@ -20,8 +21,10 @@ import { keyFingerprint } from "../signing/ed25519.ts";
 import { parseSigningKey, type SigningKey, signingKeyFromSeed } from "../signing/key.ts";
 import { latestHeadKey, SigningKeyChanged } from "../signing/key_change.ts";
 import { KeyHistory, validRotations } from "../signing/key_history.ts";
+import { IntakeSignatures } from "../signing/log_audit.ts";
 import { type RotationStatement, signRotation } from "../signing/rotation.ts";
 import { LogRows, type Statements } from "../store/log_rows.ts";
+import { signedFieldsOf, storedSignatureOf } from "../store/rows.ts";
 
 /** What {@linkcode continueLog} needs. */
 export interface ContinuityOptions {
@@ -56,6 +59,38 @@ async function named(
   return undefined;
 }
 
+/**
+ * The key that signed the log last when no tree head names one (heads off, as on Workers until its
+ * scheduled handler runs, or a store never signed): the named key whose signature the last stored
+ * row carries.
+ */
+async function lastRowKey(
+  rows: LogRows,
+  entries: readonly string[],
+): Promise<{ publicKey: string; fingerprint: string } | undefined> {
+  const last = await rows.lastSeq();
+  if (last === 0 || entries.length === 0) return undefined;
+  const [row] = await rows.signedRows(last, last);
+  if (row === undefined) return undefined;
+  for (const entry of entries) {
+    // An entry is a public key, or a seed whose public key it derives (see `named`).
+    const candidates = [entry];
+    try {
+      candidates.push((await signingKeyFromSeed(parseSigningKey(entry))).publicKey);
+    } catch {
+      // not a seed's form
+    }
+    for (const publicKey of candidates) {
+      if (fromBase64url(publicKey)?.length !== 32) continue;
+      const check = new IntakeSignatures([publicKey]);
+      if (await check.verifies(signedFieldsOf(row), storedSignatureOf(row))) {
+        return { publicKey, fingerprint: await fingerprintOf(publicKey) };
+      }
+    }
+  }
+  return undefined;
+}
+
 async function fingerprintOf(publicKey: string): Promise<string> {
   const raw = fromBase64url(publicKey);
   return raw === undefined ? publicKey : await keyFingerprint(raw);
@@ -85,8 +120,12 @@ export async function continueLog(
       );
     }
   }
-  const latest = await latestHeadKey(statements);
   const history = KeyHistory.endingAt(key.publicKey, rotations);
+  let latest = await latestHeadKey(statements);
+  if (latest === undefined && !history.ranges.some((range) => range.retiredBy !== undefined)) {
+    const signer = await lastRowKey(rows, previousKeys);
+    if (signer !== undefined && signer.publicKey !== key.publicKey) latest = signer;
+  }
   if (latest === undefined || history.keys().includes(latest.publicKey)) {
     return rotations.get(key.publicKey)?.statement;
   }

@@ -407,3 +407,35 @@ Deno.test("a rotation naming only the previous public key, on two instances of o
     await sqld.close();
   }
 });
+
+Deno.test("a rotation of a store no head was signed over yet: the named key that signed the last row", async () => {
+  const [seedA, seedB] = [seedOf(41), seedOf(42)];
+  const [a, b] = await Promise.all([signingKeyFromSeed(seedA), signingKeyFromSeed(seedB)]);
+  const first = await startServer({
+    env: { BEACON_SIGNING_KEY: encodeSeed(seedA), BEACON_CHECKPOINT_INTERVAL: "off" },
+  });
+  const { directory, databaseUrl } = first;
+  let server: ServerProcess | undefined;
+  try {
+    for (const text of ["one", "two"]) await submitText(first.url, text);
+    assertStrictEquals((await first.stop()).code, 0);
+    server = await startServer({
+      directory,
+      env: { BEACON_SIGNING_KEY: encodeSeed(seedB), BEACON_PREVIOUS_SIGNING_KEYS: a.publicKey },
+    });
+    const recorded = await rotations(databaseUrl);
+    assertEquals(
+      recorded.map((row) => [row.previous_key, row.new_key, row.last_seq]),
+      [[a.publicKey, b.publicKey, 2]],
+    );
+    await submitText(server.url, "three");
+    await headCovering(server.url, b.publicKey, 3);
+    assertStrictEquals((await server.stop()).code, 0);
+    server = undefined;
+    const run = await review(databaseUrl, ["verify", "--no-checkpoint", "--trust", b.publicKey]);
+    assertStrictEquals(run.code, 0, run.stdout + run.stderr);
+  } finally {
+    await server?.stop().catch(() => {});
+    await Deno.remove(directory, { recursive: true }).catch(() => {});
+  }
+});
