@@ -27,6 +27,7 @@ import { MARKDOWN_CONTENT_TYPE, SERVED_DOC_FILES, type ServedDoc } from "./nativ
 import { SERVED_DOC_TEXTS } from "./native/served_docs.ts";
 import { messageJsonSchema } from "./message/json_schema.ts";
 import type { SigningKey } from "./signing/key.ts";
+import type { PreviousKey } from "./signing/key_history.ts";
 
 /** Everything served as a document, for one origin. */
 export interface DocumentSet {
@@ -47,6 +48,8 @@ export interface DocumentSources {
   readonly discovery: (origin: string, key: SigningKey) => Record<string, unknown>;
   /** The signing key, known once the Beacon is open (documents are only asked for then). */
   readonly key: () => SigningKey;
+  /** The keys the log rotated from, published in the JWKS with the rows each vouches for. */
+  readonly previousKeys?: readonly PreviousKey[];
 }
 
 /** Stands for the origin in a template; no document holds it otherwise. */
@@ -106,7 +109,10 @@ export function originDocuments(
     const key = sources.key();
     const [schema, keySet, ...docs] = await Promise.all([
       prepareDocument(messageJsonSchema(), { ...cache, contentType: "application/schema+json" }),
-      prepareDocument(jwks(key), { ...cache, contentType: JWKS_CONTENT_TYPE }),
+      prepareDocument(jwks(key, sources.previousKeys), {
+        ...cache,
+        contentType: JWKS_CONTENT_TYPE,
+      }),
       ...SERVED_DOC_FILES.map((name) =>
         prepareText(SERVED_DOC_TEXTS[name], { ...cache, contentType: MARKDOWN_CONTENT_TYPE })
       ),

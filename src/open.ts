@@ -18,9 +18,13 @@ import type { Door } from "./middleware/door.ts";
 import { discoveryDocument } from "./native/discovery.ts";
 import type { ResolvedOptions } from "./options.ts";
 import {
+  fromBase64url,
   IntakeSignatures,
+  keyFingerprint,
+  type KeyHistory,
   loadSigningKey,
-  refuseKeyChange,
+  type PreviousKey,
+  RangedIntakeSignatures,
   refuseNewKeyForSignedStore,
   type SigningKey,
   signReceipts,
@@ -31,6 +35,7 @@ import type { BeaconMetrics } from "./metrics/beacon_metrics.ts";
 import { type FileGuard, guardFile } from "./store/file_guard.ts";
 import { type ReceiptSigner, SubmissionStore } from "./store/store.ts";
 import { LogRows } from "./store/log_rows.ts";
+import { continueLog } from "./transparency/key_rotation.ts";
 import { newLogOrigin } from "./transparency/origin.ts";
 import { scheduleTreeHeads, type TreeHeadSchedule } from "./transparency/schedule.ts";
 import { LogSigner } from "./transparency/signer.ts";
@@ -55,8 +60,7 @@ export interface OpenedBeacon {
 /**
  * The secrets: the source salt (kept in the database unless given), the signing key
  * (`loadSigningKey`: configured, an earlier version's kept one, or a new one as `newSigningKey`
- * says), checked against the store's latest tree head. A failure closes the database: a
- * half-opened Beacon must not keep it open.
+ * says). A failure closes the database: a half-opened Beacon must not keep it open.
  */
 async function loadSecrets(database: Database, options: ResolvedOptions) {
   const { now, randomBytes } = options;
@@ -71,8 +75,6 @@ async function loadSecrets(database: Database, options: ResolvedOptions) {
       // Never a new identity for a store whose log another key signed: restore that key instead.
       () => refuseNewKeyForSignedStore(database.statements),
     );
-    // Before anything is signed: a key change would end the log without a word.
-    await refuseKeyChange(database.statements, signingKey);
     return {
       sourceHasher: new SourceHasher(salt),
       signingKey,
@@ -93,6 +95,7 @@ function servedDocuments(
   started: Date,
   signingKey: SigningKey,
   logOrigin: string,
+  previousKeys: readonly PreviousKey[],
 ) {
   const { maxBodyBytes, submissions, status } = options;
   return originDocuments({
@@ -108,8 +111,51 @@ function servedDocuments(
         receiptKey: key.publicKey,
         receiptKeyFingerprint: key.fingerprint,
         logOrigin,
+        previousKeys,
       }),
+    previousKeys,
   });
+}
+
+/**
+ * The keys that signed the log before the current one, each with the rows it vouches for, as the
+ * discovery document and the JWKS publish them: old receipts keep verifying under them.
+ */
+async function previousKeysOf(history: KeyHistory): Promise<PreviousKey[]> {
+  return await Promise.all(
+    history.ranges.filter((range) => range.retiredBy !== undefined).map(async (range) => ({
+      publicKey: range.publicKey,
+      fingerprint: await keyFingerprint(fromBase64url(range.publicKey)!),
+      firstSeq: range.firstSeq,
+      lastSeq: range.lastSeq,
+      retiredAt: range.retiredBy!.createdAt,
+    })),
+  );
+}
+
+/**
+ * The configured key continues the log: a rotation is recorded when the previous key is named,
+ * else a key change is refused (src/transparency/key_rotation.ts). Before anything is signed
+ * under the key. A refusal closes the database.
+ */
+async function checkContinuity(
+  database: Database,
+  options: ResolvedOptions,
+  signingKey: SigningKey,
+  origin: string,
+): Promise<void> {
+  try {
+    await continueLog({
+      statements: database.statements,
+      key: signingKey,
+      previousKeys: options.previousSigningKeys,
+      origin,
+      now: options.now,
+    });
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
 }
 
 /**
@@ -145,12 +191,12 @@ export async function openBeacon(
   const database = await Database.open(options.database, now);
   const { sourceHasher, signingKey, identity } = await loadSecrets(database, options);
   const signer: ReceiptSigner = (receipts) => signReceipts(signingKey, receipts);
-  // What a replay found in the database is checked against (src/intake/accept.ts).
-  const replays = new IntakeSignatures([signingKey.publicKey]);
   // The log's name, recorded by its first signer and fixed for its life (src/transparency/).
   const logOrigin = await new LogRows(database.statements).origin(
     newLogOrigin(options.publicOrigin, options.randomBytes),
   );
+  // Before anything is signed: a key change would end the log without a word.
+  await checkContinuity(database, options, signingKey, logOrigin);
   const log = new LogSigner({
     statements: database.statements,
     key: signingKey,
@@ -158,6 +204,13 @@ export async function openBeacon(
     now,
     onIgnored: onError,
   });
+  const history = await log.history();
+  const previousKeys = await previousKeysOf(history);
+  // What a replay found in the database is checked against (src/intake/accept.ts): the key that
+  // vouches for its `seq` (a row stored before a rotation carries the previous key's signature,
+  // and a retired key's past its boundary is a copy of that key at work), else the current key.
+  const replays = new RangedIntakeSignatures(history);
+  const current = new IntakeSignatures([signingKey.publicKey]);
   const store = new SubmissionStore(database, {
     signReceipts: signer,
     ...(metrics === undefined ? {} : {
@@ -179,7 +232,10 @@ export async function openBeacon(
     randomBytes: options.randomBytes,
     sourceHasher,
     idempotencyWindowMs: options.idempotencyWindowMs,
-    acknowledged: (fields, stored) => replays.verifies(fields, stored),
+    acknowledged: (fields, stored) =>
+      fields.seq === undefined
+        ? current.verifies(fields, stored)
+        : replays.verifies({ seq: fields.seq, fields, stored }),
   });
   const shared = sharedLimiterParts(options, database, sourceHasher);
   const { publicOrigin } = options;
@@ -194,7 +250,7 @@ export async function openBeacon(
     trustedProxyHeader: options.trustedProxyHeader,
     now,
     origin: (_request, url) => publicOrigin ?? url.origin,
-    documents: servedDocuments(options, started, signingKey, logOrigin),
+    documents: servedDocuments(options, started, signingKey, logOrigin, previousKeys),
     log,
     readiness: readinessProbe({
       schemaVersion: () => database.schemaVersion(),
@@ -214,6 +270,12 @@ export async function openBeacon(
     schema: database.schema,
     signingKeyGenerated: signingKey.generated === true,
     signingKeyFingerprint: signingKey.fingerprint,
+    ...(previousKeys.length === 0 ? {} : {
+      previousSigningKeys: previousKeys.map(({ fingerprint, lastSeq }) => ({
+        fingerprint,
+        lastSeq,
+      })),
+    }),
     signingKeyInDatabase: signingKey.inDatabase === true,
   };
   return { store, intake, handle, guard, log, treeHeads, facts };

@@ -41,6 +41,8 @@ export interface ResolvedOptions {
   readonly signingKey: BeaconOptions["signingKey"];
   /** Where a new key goes when none is configured or kept (default `"database"`). */
   readonly newSigningKey: NonNullable<BeaconOptions["newSigningKey"]>;
+  /** The keys that signed the log before (none by default). */
+  readonly previousSigningKeys: readonly string[];
   readonly checkpointIntervalMs: number | "off";
   readonly now: () => number;
   readonly randomBytes: (length: number) => Uint8Array<ArrayBuffer>;
@@ -88,6 +90,7 @@ export function resolveOptions(options: BeaconOptions): ResolvedOptions {
     sourceSalt: options.sourceSalt,
     signingKey: options.signingKey,
     newSigningKey: options.newSigningKey ?? "database",
+    previousSigningKeys: options.previousSigningKeys ?? [],
     checkpointIntervalMs: options.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS,
     now,
     randomBytes: options.randomBytes ?? defaultRandomBytes,

@@ -77,6 +77,14 @@ export interface BeaconOptions {
    */
   newSigningKey?: NewSigningKey;
   /**
+   * The keys that signed this log before `signingKey` (`BEACON_PREVIOUS_SIGNING_KEYS`): each a
+   * raw Ed25519 public key or a seed, unpadded base64url. When the store's latest tree head was
+   * signed by one of them, opening records a signed rotation statement once and continues the
+   * log under `signingKey` (docs/keys.md); a seed co-signs the statement. Without it a key
+   * change is refused (`SigningKeyChanged`).
+   */
+  previousSigningKeys?: readonly string[];
+  /**
    * How often a signed tree head (a checkpoint over every submission, src/tree_heads.ts) is
    * signed while the log grows, in milliseconds; one is also signed at start when the log grew and
    * at `close()`. `"off"`: the Beacon signs none (Workers). Default 2000 (two seconds).
@@ -138,6 +146,14 @@ export interface StartFacts {
   readonly signingKeyGenerated: boolean;
   /** `sha256:<hex>` of the signing key's public half (docs/protocol-0.1.md §6). */
   readonly signingKeyFingerprint: string;
+  /**
+   * The keys the log rotated from, oldest first, each with the last row it vouches for
+   * (docs/keys.md, "Rotating the key"); absent when the log never rotated.
+   */
+  readonly previousSigningKeys?: readonly {
+    readonly fingerprint: string;
+    readonly lastSeq: number;
+  }[];
   /**
    * The database keeps a private signing key in its `secrets` table (an earlier version's
    * default): whoever reads the database can sign. `review key move-out` moves it to a key file.

@@ -29,22 +29,25 @@
  * @module
  */
 import {
+  followTrust,
   fromBase64url,
   hex,
-  IntakeSignatures,
+  KeyHistory,
   leafHash,
   LogWalk,
   MerkleAccumulator,
+  RangedIntakeSignatures,
   type RowFinding,
   sha256Digest,
   signCheckpoint,
   type SigningKey,
+  validRotations,
   verifyCheckpoint,
   verifyRedaction,
 } from "../../src/signing/mod.ts";
 import { appendCheckpoint } from "../data/appends.ts";
 import { intakeSignaturesStart, signedFieldsOf } from "../data/receipt_signature.ts";
-import { configuredKey, storedPublicKey } from "../data/keys.ts";
+import { configuredKey, storedPublicKey, storedRotations } from "../data/keys.ts";
 import {
   databaseConfig,
   openForAppending,
@@ -147,6 +150,37 @@ async function redactionFlaw(
   return undefined;
 }
 
+/**
+ * The keys the pinned ones lead to through the store's rotation statements
+ * (src/signing/key_history.ts): forwards through a statement the pinned key signed, backwards
+ * from a pinned new key to the rows its statement gives the previous key. Each key vouches for
+ * its range of rows only. Says which statements it followed.
+ */
+async function keyChain(
+  database: ReviewDatabase,
+  trusted: ReadonlySet<string>,
+  report: Report,
+): Promise<KeyHistory> {
+  const { origin, statements } = await storedRotations(database);
+  if (origin === undefined || statements.length === 0) return KeyHistory.whole(trusted);
+  const { history, followed } = followTrust(trusted, await validRotations(statements, origin));
+  for (const statement of followed) {
+    await report.say(
+      `followed the rotation statement signed by the trusted key ${statement.previousKey} to ` +
+        `${statement.newKey} (the previous key vouches for rows up to ${statement.lastSeq}, the ` +
+        `new key for the rows after)`,
+    );
+  }
+  for (const range of history.ranges) {
+    if (range.retiredBy === undefined || followed.includes(range.retiredBy)) continue;
+    await report.say(
+      `the rotation statement signed by ${range.retiredBy.newKey} names ${range.publicKey} as ` +
+        `the key of rows ${range.firstSeq} to ${range.lastSeq}`,
+    );
+  }
+  return history;
+}
+
 function describe(checkpoint: CheckpointRow): string {
   return `checkpoint ${checkpoint.seq} (tree size ${checkpoint.treeSize}, ` +
     `${safeText(checkpoint.createdAt)})`;
@@ -165,7 +199,7 @@ interface Report {
 async function expectCheckpoints(
   recorded: readonly CheckpointRow[],
   external: readonly Expectation[],
-  trust: { keys: ReadonlySet<string>; source: string },
+  trust: { keys: ReadonlySet<string>; source: string; history: KeyHistory },
   walk: LogWalk<Expectation>,
   report: Report,
 ): Promise<void> {
@@ -177,6 +211,16 @@ async function expectCheckpoints(
     };
     if (!await verifyCheckpoint(checkpoint.publicKey, fields, checkpoint.signature)) {
       await report.problem(`${describe(checkpoint)}: the signature does not verify`);
+    } else if (
+      trust.keys.has(checkpoint.publicKey) &&
+      !trust.history.mayCover(checkpoint.publicKey, checkpoint.treeSize)
+    ) {
+      const range = trust.history.retired(checkpoint.publicKey)!;
+      await report.problem(
+        `${describe(checkpoint)}: signed by the retired key ${safeText(checkpoint.publicKey)} ` +
+          `past its rotation boundary (row ${range.lastSeq}): a copy of a retired key? ` +
+          "(docs/keys.md)",
+      );
     } else if (!trust.keys.has(checkpoint.publicKey)) {
       await report.problem(
         `${describe(checkpoint)}: signed by ${safeText(checkpoint.publicKey)}, not a key ` +
@@ -203,7 +247,7 @@ interface RowTally {
  */
 async function walkRows(
   database: ReviewDatabase,
-  trust: { keys: ReadonlySet<string>; source: string },
+  trust: { keys: ReadonlySet<string>; source: string; history: KeyHistory },
   walk: LogWalk<Expectation>,
   report: Report,
 ): Promise<RowTally> {
@@ -222,17 +266,32 @@ async function walkRows(
   };
   await compared(walk.compareNow()); // tree size 0
   const intakeFrom = await intakeSignaturesStart(database);
-  const intake = new IntakeSignatures(trust.keys);
+  const intake = new RangedIntakeSignatures(trust.history);
   for await (const page of submissionPages(database.client, database.schema, {})) {
     for (const row of page) {
       const where = `row ${row.seq} (receipt ${safeText(row.id)})`;
       // A head vouches only for rows the Beacon acknowledged: each carries the intake signature
       // stored in its own transaction.
+      const signed = {
+        seq: row.seq,
+        fields: signedFieldsOf(row),
+        stored: row.receiptSignature ?? undefined,
+      };
       const acknowledged = trust.keys.size === 0 || row.seq < intakeFrom ||
-        await intake.verifies(signedFieldsOf(row), row.receiptSignature ?? undefined);
+        await intake.verifies(signed);
       const { findings, leaf } = walk.check(row, acknowledged);
       for (const finding of findings) {
-        await report.problem(rowProblem(finding, where, row, trust.source));
+        // A row past a retired key's boundary that the retired key signed: a copy of it at work.
+        const retired = finding.kind === "unacknowledged"
+          ? await intake.retiredSigner(signed)
+          : undefined;
+        await report.problem(
+          retired === undefined
+            ? rowProblem(finding, where, row, trust.source)
+            : `${where}: its intake signature is by the retired key ` +
+              `${safeText(retired.publicKey)}, past its rotation boundary (row ` +
+              `${retired.lastSeq}): a copy of a retired key? no head may cover it (docs/keys.md)`,
+        );
       }
       await checkContent(row, where, trust.keys, tally, report);
       // A row that cannot be a leaf still takes its place, so later roots are compared as far as
@@ -326,7 +385,7 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
     ? await openForReading(config)
     : await openForAppending(config, context.now);
   try {
-    const trust = await trustedKeys(values, configured, database);
+    const pinned = await trustedKeys(values, configured, database);
     const width = widthFrom(values, context.terminalColumns);
     let problems = 0;
     const report: Report = {
@@ -341,6 +400,9 @@ export async function verifyCommand(context: Context, values: OptionValues): Pro
         await context.stdout.line("PROBLEM: " + text);
       },
     };
+    // The pinned keys and the keys their rotation statements lead to, each for its rows.
+    const history = await keyChain(database, pinned.keys, report);
+    const trust = { keys: new Set(history.keys()), source: pinned.source, history };
     // Checkpoints: signatures first, then roots as the tree grows past each size.
     const recorded = await checkpoints(database.client, database.schema);
     if (trust.keys.size === 0 && (recorded.length > 0 || await hasRedactions(database))) {

@@ -11,6 +11,9 @@ import { keyFileBeside, readKeyFile } from "../../src/start/key_file.ts";
 import {
   fromBase64url,
   parseSigningKey,
+  ROTATION_COLUMNS,
+  rotationFromRow,
+  type RotationStatement,
   SIGNING_KEY_SECRET,
   type SigningKey,
   signingKeyFromSeed,
@@ -84,4 +87,26 @@ export async function publishedKey(
     return trust;
   }
   return (await configuredKey(context))?.publicKey ?? await storedPublicKey(database);
+}
+
+/**
+ * The store's key rotation statements (schema version 14), oldest first, and the log's origin
+ * they are signed under; none on a store older than either table.
+ */
+export async function storedRotations(
+  database: ReviewDatabase,
+): Promise<{ origin?: string; statements: RotationStatement[] }> {
+  const tables = (await database.client.execute(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('key_rotations', 'log_names')",
+  )).rows.map((row) => String(row.name));
+  if (!tables.includes("key_rotations") || !tables.includes("log_names")) return { statements: [] };
+  const origin = (await database.client.execute(
+    "SELECT value FROM log_names WHERE name = 'origin'",
+  )).rows[0]?.value;
+  const statements = (await database.client.execute(
+    `SELECT ${ROTATION_COLUMNS} FROM key_rotations ORDER BY seq`,
+  )).rows.map((row) => rotationFromRow(row as unknown as Record<string, unknown>));
+  return origin === undefined || origin === null
+    ? { statements: [] }
+    : { origin: String(origin), statements };
 }

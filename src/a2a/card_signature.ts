@@ -22,6 +22,7 @@ import { base64url } from "../bytes.ts";
 import { isJsonObject } from "../json/value.ts";
 import { canonicalJson } from "../json/canonical.ts";
 import type { SigningKey } from "../signing/key.ts";
+import type { PreviousKey } from "../signing/key_history.ts";
 
 /** Media type of a JWK Set (RFC 7517 §8.5.1). */
 export const JWKS_CONTENT_TYPE = "application/jwk-set+json";
@@ -124,7 +125,9 @@ export async function signCard(
 /**
  * The JWK Set publishing the signing key: one OKP key (RFC 8037 §2) with `crv: "Ed25519"`, the
  * raw public key as `x`, `kid` (the fingerprint, as in the card's JWS header), `use: "sig"` and
- * `alg: "EdDSA"` (RFC 7517 §4).
+ * `alg: "EdDSA"` (RFC 7517 §4). Keys the log rotated from follow, each with the rows it vouches for
+ * (`beacon_rows`, a member of our own: RFC 7517 §4 lets a JWK carry more) so old receipts keep
+ * verifying; the current key is first.
  *
  * @example
  * ```ts
@@ -132,17 +135,27 @@ export async function signCard(
  * // jwks(key).keys[0].kty === "OKP"
  * ```
  */
-export function jwks(key: Pick<SigningKey, "publicKey" | "fingerprint">): {
-  keys: Record<string, string>[];
+export function jwks(
+  key: Pick<SigningKey, "publicKey" | "fingerprint">,
+  previousKeys: readonly PreviousKey[] = [],
+): {
+  keys: Record<string, unknown>[];
 } {
+  const jwk = (publicKey: string, fingerprint: string) => ({
+    kty: "OKP",
+    crv: "Ed25519",
+    x: publicKey,
+    kid: fingerprint,
+    use: "sig",
+    alg: "EdDSA",
+  });
   return {
-    keys: [{
-      kty: "OKP",
-      crv: "Ed25519",
-      x: key.publicKey,
-      kid: key.fingerprint,
-      use: "sig",
-      alg: "EdDSA",
-    }],
+    keys: [
+      jwk(key.publicKey, key.fingerprint),
+      ...previousKeys.map((previous) => ({
+        ...jwk(previous.publicKey, previous.fingerprint),
+        beacon_rows: { first: previous.firstSeq, last: previous.lastSeq },
+      })),
+    ],
   };
 }

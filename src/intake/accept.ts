@@ -103,7 +103,8 @@ export interface IntakeOptions {
    * forged row's receipt by retrying it (a signing oracle). Unset: no stored row is replayed.
    */
   readonly acknowledged?: (
-    fields: SignedReceiptFields,
+    /** With the row's `seq` where read: after a key rotation it decides the key (docs/keys.md). */
+    fields: SignedReceiptFields & { readonly seq?: number },
     stored: StoredSignature | undefined,
   ) => Promise<boolean>;
 }

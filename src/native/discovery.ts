@@ -18,6 +18,7 @@ import {
   TREE_HEAD_PATH,
 } from "../routes.ts";
 import { formatRateLimit, type RateLimit } from "../limits/rate.ts";
+import type { PreviousKey } from "../signing/key_history.ts";
 import { noteVerifierKey } from "../signing/note.ts";
 import { BEACON_VERSION } from "../version.ts";
 import { docUrl } from "./docs.ts";
@@ -47,6 +48,8 @@ export interface DiscoveryFacts {
   readonly receiptKeyFingerprint?: string;
   /** The signed log's origin (its checkpoints' first line and note key name), when it has one. */
   readonly logOrigin?: string;
+  /** The keys that signed the log before `receiptKey`, with the rows each vouches for. */
+  readonly previousKeys?: readonly PreviousKey[];
 }
 
 /** One per-source budget as the discovery document states it; null when it is off. */
@@ -58,6 +61,17 @@ function budget(limit: RateLimit | undefined, spentBy: string): Record<string, u
     text: formatRateLimit(limit),
     scope: "per source address (IPv4 address, IPv6 /64)",
     spentBy,
+  };
+}
+
+/** A previous key as the discovery document and the JWKS state it. */
+export function publishedPreviousKey(key: PreviousKey): Record<string, unknown> {
+  return {
+    algorithm: "Ed25519",
+    publicKey: key.publicKey,
+    fingerprint: key.fingerprint,
+    rows: { first: key.firstSeq, last: key.lastSeq },
+    retiredAt: key.retiredAt,
   };
 }
 
@@ -124,6 +138,9 @@ export function discoveryDocument(facts: DiscoveryFacts): Record<string, unknown
         : { fingerprint: facts.receiptKeyFingerprint }),
       // The same key as a JWK Set (RFC 7517); it also verifies the agent card's signature.
       jwks: origin + JWKS_PATH,
+      // Keys the log rotated from (docs/keys.md): a receipt or head of a row in a key's range
+      // verifies under it, never one past its last row (a copy of a retired key).
+      previousKeys: (facts.previousKeys ?? []).map(publishedPreviousKey),
     };
     if (facts.logOrigin !== undefined) {
       // What a C2SP client needs to verify the checkpoints: the origin and the note verifier
@@ -132,6 +149,10 @@ export function discoveryDocument(facts: DiscoveryFacts): Record<string, unknown
         url: origin + LOG_PATH,
         origin: facts.logOrigin,
         verifierKey: noteVerifierKey(facts.logOrigin, facts.receiptKey),
+        // Checkpoints signed before a rotation, up to each key's last row.
+        previousVerifierKeys: (facts.previousKeys ?? []).map((key) =>
+          noteVerifierKey(facts.logOrigin!, key.publicKey)
+        ),
       };
     }
   }

@@ -2,9 +2,10 @@
  * A key change is never silent. Heads of one key extend each other (protocol §6.5), so a start
  * under another key than the one that signed the store's latest tree head would sign nothing
  * over the old rows: their intake signatures do not verify under the new key, and the log stops
- * at size 0 for good, which looks like a database writer's doing. So the start is refused,
- * naming the previous key's fingerprint and the setting that will one day carry a rotation
- * (`BEACON_PREVIOUS_SIGNING_KEYS`, not accepted yet: docs/keys.md, "Changing the key").
+ * at size 0 for good, which looks like a database writer's doing. So a change that is not a
+ * rotation (the previous key named in `BEACON_PREVIOUS_SIGNING_KEYS`, recorded in a signed
+ * statement: src/transparency/key_rotation.ts) is refused, naming the previous key's fingerprint
+ * and that setting (docs/keys.md, "When the key changes").
  *
  * Nor is a new key made for a store whose heads some key signed (its key file lost, or a backup
  * restored without it): that start is refused too, before anything is written.
@@ -37,12 +38,13 @@ export class SigningKeyChanged extends Error {
   /** `sha256:<hex>` of the key that signed the latest head. */
   readonly previousFingerprint: string;
 
-  constructor(previousFingerprint: string, currentFingerprint: string) {
+  constructor(previousFingerprint: string, currentFingerprint: string, why?: string) {
     super(
       `Cannot start: the signing key changed: the latest tree head was signed by ` +
-        `${previousFingerprint}, not by the configured key ${currentFingerprint}; start with ` +
-        "the previous key (rotation, which will name it in BEACON_PREVIOUS_SIGNING_KEYS, is " +
-        "not supported yet: docs/keys.md)",
+        `${previousFingerprint}, not by the configured key ${currentFingerprint}` +
+        (why === undefined ? "" : ` (${why})`) + "; start with the previous key, or rotate: " +
+        "name it (its public key, or its seed to co-sign the rotation) in " +
+        "BEACON_PREVIOUS_SIGNING_KEYS (docs/keys.md)",
     );
     this.name = "SigningKeyChanged";
     this.previousFingerprint = previousFingerprint;

@@ -37,6 +37,27 @@ export {
   signingKeyFromSeed,
   SigningKeyMissing,
 } from "./key.ts";
+export { keyFingerprint } from "./ed25519.ts";
+export {
+  followTrust,
+  KeyHistory,
+  type KeyRange,
+  type PreviousKey,
+  RangedIntakeSignatures,
+  type SignedRow,
+  type ValidRotations,
+  validRotations,
+} from "./key_history.ts";
+export {
+  canonicalRotationBytes,
+  ROTATION_COLUMNS,
+  ROTATION_CONTEXT,
+  type RotationFields,
+  rotationFromRow,
+  type RotationStatement,
+  signRotation,
+  verifyRotation,
+} from "./rotation.ts";
 export {
   type HeadReader,
   latestHeadKey,

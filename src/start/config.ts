@@ -18,7 +18,7 @@
  * | `BEACON_SOURCE_SALT` | hex salt (≥ 16 bytes) for source hashes | stored in the database |
  * | `BEACON_SIGNING_KEY` | base64url Ed25519 seed (43 characters) that signs receipts and tree heads | a key file beside an embedded database; required for a remote one |
  * | `BEACON_SIGNING_KEY_FILE` | a file holding that seed, mode 0600 (docs/keys.md) | as above |
- * | `BEACON_PREVIOUS_SIGNING_KEYS` | reserved for key rotation, which is not supported yet: refused when set | none |
+ * | `BEACON_PREVIOUS_SIGNING_KEYS` | comma-separated keys that signed the log before this one (base64url public keys, or seeds to co-sign the rotation): a start under a new key records a signed rotation statement and continues the log (docs/keys.md) | none |
  * | `BEACON_CHECKPOINT_INTERVAL` | `30s`, `5m`, `1h` (1 s to 24 h, lower case) or `off`: how often a tree head is signed while the log grows | `2s` |
  * | `BEACON_DATABASE_TIMEOUT_MS` | deadline of every database call, in ms (100 to 600000) | `10000` |
  * | `BEACON_BODY_TIMEOUT_MS` | how long a request body may take to arrive, in ms (100 to 600000); past it `408` | `10000` |
@@ -422,6 +422,27 @@ function limitsConfig(get: Read): BeaconOptions {
 }
 
 /**
+ * `BEACON_PREVIOUS_SIGNING_KEYS`: comma-separated base64url public keys or seeds (both 43
+ * characters: which one an entry is shows when it is matched against the previous key,
+ * src/transparency/key_rotation.ts). Each must decode to 32 bytes (or a seed's 48-byte PKCS#8
+ * form); the refusal never repeats a value, which may be a private key.
+ */
+function previousSigningKeys(text: string): string[] {
+  const entries = text.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "");
+  entries.forEach((entry, i) => {
+    try {
+      parseSigningKey(entry, `BEACON_PREVIOUS_SIGNING_KEYS (entry ${i + 1})`);
+    } catch (error) {
+      throw new StartupError(
+        `Cannot start: ${(error as Error).message.replace(/^Cannot use /, "")} (or a raw ` +
+          "Ed25519 public key in the same form)",
+      );
+    }
+  });
+  return entries;
+}
+
+/**
  * The keys and what they sign: `BEACON_SOURCE_SALT`, `BEACON_SIGNING_KEY`,
  * `BEACON_SIGNING_KEY_FILE`, `BEACON_CHECKPOINT_INTERVAL`. A remote database without a key is
  * refused once it is reached and holds no key of an earlier version (`newSigningKey: "refuse"`):
@@ -446,14 +467,8 @@ function signingConfig(get: Read, databaseUrl: string): Pick<ServerConfig, "sign
       "Cannot start: BEACON_SIGNING_KEY and BEACON_SIGNING_KEY_FILE are both set; set one",
     );
   }
-  if (get("BEACON_PREVIOUS_SIGNING_KEYS") !== undefined) {
-    // Never accept a setting and do nothing with it: a rotation that silently did not happen
-    // would be believed.
-    throw new StartupError(
-      "Cannot start: BEACON_PREVIOUS_SIGNING_KEYS is set, but key rotation is not supported " +
-        "yet; unset it and start with the key that signed the latest tree head (docs/keys.md)",
-    );
-  }
+  const previous = get("BEACON_PREVIOUS_SIGNING_KEYS");
+  if (previous !== undefined) options.previousSigningKeys = previousSigningKeys(previous);
   if (signingKey !== undefined) {
     try {
       options.signingKey = parseSigningKey(signingKey);

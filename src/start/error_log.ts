@@ -22,6 +22,11 @@ export interface ErrorLine {
   name: string;
   /** A number of the Beacon's own the error is about (the tree heads' row `seq`). */
   seq?: number;
+  /**
+   * The retired key a withheld row is signed by: a public key, safe to print, and what the
+   * operator must know to act on a leak (docs/keys.md).
+   */
+  retiredKey?: string;
   time: string;
   cause: string;
   count: number;
@@ -72,10 +77,14 @@ export function describeError(error: unknown): Omit<ErrorLine, "count" | "time">
   const named = typeof name === "string" && /^[A-Za-z][A-Za-z0-9]{0,59}$/.test(name);
   const own = named && Object.hasOwn(OWN_CAUSES, name) ? OWN_CAUSES[name] : undefined;
   const seq = (error as { seq?: unknown })?.seq;
+  const retiredKey = (error as { retiredKey?: unknown })?.retiredKey;
   return {
     event: "error",
     name: named ? name : "unknown",
     ...(Number.isSafeInteger(seq) ? { seq: seq as number } : {}),
+    ...(typeof retiredKey === "string" && /^[A-Za-z0-9_-]{43}$/.test(retiredKey)
+      ? { retiredKey }
+      : {}),
     cause: own ?? describeDatabaseError(error),
   };
 }

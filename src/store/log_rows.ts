@@ -1,7 +1,8 @@
 /**
  * Every SQL statement of the signed log (src/transparency/), in one place: its heads and the tiles
- * they carry (`checkpoints`, migrations 2 and 12), its name (`log_names`), and the submissions read
- * as leaves with their stored intake signatures.
+ * they carry (`checkpoints`, migrations 2 and 12), its name (`log_names`), its key rotations
+ * (`key_rotations`, migration 14), and the submissions read as leaves with their stored intake
+ * signatures.
  *
  * A head signed since migration 12 carries, in the same row and so in the same transaction, the
  * tile entries it completed (`tiles`): for each level L from 0, the entries `⌊from/256^L⌋` to
@@ -10,9 +11,17 @@
  * at most one that adds leaves starts at it (two partial unique indexes), so the heads of one key
  * form one chain and two instances never sign two heads for one size.
  *
+ * Across a rotation the indexes stay per key, and the log is still one chain: the new key's first
+ * head starts (`from_size`) at the previous key's newest head at or below its boundary, and a
+ * previous key's heads past its boundary are not heads of the log (src/signing/key_history.ts).
+ * Two keys' heads over the same range carry the same tile entries (the rows decide them), so a
+ * tile is read from the heads of whichever accepted key hold it. The unique indexes are not made
+ * across keys on purpose: a copy of a retired key could then take every future size first.
+ *
  * @module
  */
 import { CHECKPOINT_COLUMNS } from "../signing/checkpoint.ts";
+import { ROTATION_COLUMNS, rotationFromRow, type RotationStatement } from "../signing/rotation.ts";
 import type { Database } from "./database.ts";
 import { INTAKE_SIGNATURES_FROM, signatureColumns, signatureJoin } from "./rows.ts";
 
@@ -25,6 +34,8 @@ export const HEAD_COLUMNS = `${CHECKPOINT_COLUMNS}, from_size, note_signature`;
 /** A head row's tile-carrying columns as {@linkcode LogRows.tileHeads} reads them. */
 export interface TileHeadRow {
   readonly seq: number;
+  /** The key that signed it. */
+  readonly publicKey: string;
   readonly fromSize: number;
   readonly treeSize: number;
   readonly rootHash: string;
@@ -136,26 +147,69 @@ export class LogRows {
     return row === undefined ? undefined : Number(row.seq);
   }
 
+  /** Every key rotation statement, oldest first (few: one per key change). */
+  async rotations(): Promise<RotationStatement[]> {
+    const rows = await this.#statements.run(
+      `SELECT ${ROTATION_COLUMNS} FROM key_rotations ORDER BY seq`,
+      {},
+    );
+    return rows.map(rotationFromRow);
+  }
+
+  /** The largest `seq` stored (0 for an empty log): a rotation's boundary. */
+  async lastSeq(): Promise<number> {
+    const [row] = await this.#statements.run(
+      "SELECT COALESCE(MAX(seq), 0) AS last FROM submissions",
+      {},
+    );
+    return Number(row?.last ?? 0);
+  }
+
   /**
-   * The heads of `publicKey` with tiles whose entries at `level` meet entries `low` to
+   * Records a rotation statement unless one for its new key is there already (another instance
+   * recorded it first: the one recorded stands, and the caller reads it back).
+   */
+  async recordRotation(statement: RotationStatement): Promise<void> {
+    await this.#statements.run(
+      "INSERT OR IGNORE INTO key_rotations (previous_key, new_key, last_seq, log, created_at, " +
+        "new_signature, previous_signature) VALUES (:previous, :next, :last, :log, :createdAt, " +
+        ":newSignature, NULLIF(:previousSignature, ''))",
+      {
+        previous: statement.previousKey,
+        next: statement.newKey,
+        last: statement.lastSeq,
+        log: statement.log,
+        createdAt: statement.createdAt,
+        newSignature: statement.newSignature,
+        previousSignature: statement.previousSignature ?? "",
+      },
+    );
+  }
+
+  /**
+   * The heads of any of `publicKeys` with tiles whose entries at `level` meet entries `low` to
    * `high − 1` there, in tree order (each head's entries at level L are `⌊from/256^L⌋` to
    * `⌊size/256^L⌋ − 1`).
    */
   async tileHeads(
-    publicKey: string,
+    publicKeys: readonly string[],
     level: number,
     low: number,
     high: number,
   ): Promise<TileHeadRow[]> {
     const span = 256 ** level;
+    const keys = Object.fromEntries(publicKeys.map((key, i) => [`key${i}`, key]));
     const rows = await this.#statements.run(
-      "SELECT seq, from_size, tree_size, root_hash, note_signature, tiles FROM checkpoints " +
-        "WHERE public_key = :key AND note_signature IS NOT NULL AND tree_size >= :least " +
+      "SELECT seq, from_size, tree_size, root_hash, note_signature, tiles, public_key " +
+        `FROM checkpoints WHERE public_key IN (${
+          Object.keys(keys).map((name) => ":" + name).join(", ")
+        }) AND note_signature IS NOT NULL AND tree_size >= :least ` +
         "AND from_size < :most AND tree_size / :span > from_size / :span ORDER BY tree_size",
-      { key: publicKey, least: (low + 1) * span, most: high * span, span },
+      { ...keys, least: (low + 1) * span, most: high * span, span },
     );
     return rows.map((row) => ({
       seq: Number(row.seq),
+      publicKey: String(row.public_key),
       fromSize: Number(row.from_size),
       treeSize: Number(row.tree_size),
       rootHash: String(row.root_hash),

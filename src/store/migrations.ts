@@ -380,6 +380,29 @@ export const MIGRATIONS: readonly Migration[] = [
         BEGIN SELECT RAISE(ABORT, 'secrets is append-only'); END`,
     ],
   },
+  {
+    version: 14,
+    name: "signed key rotation statements",
+    // The log continues across a change of its signing key (docs/keys.md, "Rotating the key"):
+    // each rotation is recorded once, signed by the new key (and by the previous one when its
+    // holder still has it, src/signing/rotation.ts), with the last `seq` the previous key vouches
+    // for. One statement per new key (two instances starting with it record one; a key is made
+    // current once, so a retired key cannot come back). Append-only like every record: the
+    // boundary that contains a leaked key must never move.
+    statements: [
+      `CREATE TABLE IF NOT EXISTS key_rotations (
+        seq INTEGER PRIMARY KEY,
+        previous_key TEXT NOT NULL,
+        new_key TEXT NOT NULL UNIQUE,
+        last_seq INTEGER NOT NULL,
+        log TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        new_signature TEXT NOT NULL,
+        previous_signature TEXT
+      ) STRICT`,
+      ...appendOnly("key_rotations"),
+    ],
+  },
 ];
 
 /** Applies every migration not yet recorded. Safe to call at every start. Returns the count. */

@@ -196,7 +196,7 @@ export function signatureJoin(alias: string, batches = true): string {
  * The first row with an idempotency key in its window ({@linkcode keyCheckArgs}), as a summary
  * with its stored receipt signature: a replay answers with the first receipt's own signature.
  */
-export const FIND_BY_IDEMPOTENCY_KEY = `SELECT ${SUMMARY_COLUMNS}, ${
+export const FIND_BY_IDEMPOTENCY_KEY = `SELECT submissions.seq AS row_seq, ${SUMMARY_COLUMNS}, ${
   signatureColumns("submissions")
 }
   FROM submissions ${signatureJoin("submissions")}

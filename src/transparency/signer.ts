@@ -24,6 +24,17 @@
  *   (src/signing/committed.ts);
  * - it is not dated more than {@linkcode FUTURE_ALLOWANCE_MS} past the signer's clock.
  *
+ * ## Across a key rotation
+ *
+ * The log is the rows', not a key's: after a rotation (src/signing/rotation.ts, recorded at start
+ * by src/transparency/key_rotation.ts) the new key continues from the previous key's newest tiled
+ * head at or below the boundary, checks rows up to the boundary under the previous key and the
+ * rows after it under the new one, and signs a head of its own at once, so the published
+ * checkpoint is under the current key. A retired key's heads past its boundary are not heads of
+ * the log, and a row past the boundary that only the retired key signed is withheld and named
+ * (`TreeHeadWithheld`): a copy of a retired key cannot extend the log (src/signing/key_history.ts).
+ * A signer whose own key was retired by a statement it signed stops at the boundary.
+ *
  * ## Several instances
  *
  * One head of a key ends at a size and one starts at it (migration 12's unique indexes): the
@@ -48,8 +59,13 @@ import {
 import { CommittedReceipts } from "../signing/committed.ts";
 import type { SigningKey } from "../signing/key.ts";
 import {
+  KeyHistory,
+  type KeyRange,
+  RangedIntakeSignatures,
+  validRotations,
+} from "../signing/key_history.ts";
+import {
   consistencyProof,
-  IntakeSignatures,
   intakeSignaturesFrom,
   type LogRow,
   LogWalk,
@@ -128,23 +144,30 @@ export class TreeHeadIgnored extends Error {
 
 /**
  * Passed to `onError` once per row a head is withheld before: a row without a stored intake
- * signature that verifies under the key (a database writer inserted it, or changed it), or one
- * dated in the future. No head covers it or anything after it; the signer tries the row again at
- * each signing, so a row put right (or whose time comes) is covered.
+ * signature that verifies under the key that vouches for its `seq` (a database writer inserted
+ * it, or changed it; or a copy of a retired key signed it past that key's rotation boundary), or
+ * one dated in the future. No head covers it or anything after it; the signer tries the row again
+ * at each signing, so a row put right (or whose time comes) is covered.
  */
 export class TreeHeadWithheld extends Error {
   /** The submission's `seq`: the row the heads stop before. */
   readonly seq: number;
+  /** The retired key whose signature the row carries past its boundary, if that is why. */
+  readonly retiredKey?: string;
 
-  constructor(seq: number, id: string, future = false) {
+  constructor(seq: number, id: string, why: "unacknowledged" | "future" | KeyRange) {
     super(
       `submission ${seq} (receipt ${JSON.stringify(id.slice(0, 64))}) ` +
-        (future
+        (why === "future"
           ? "is dated in the future; no head covers it before that time"
-          : "carries no intake signature that verifies under the Beacon's key; no head covers it"),
+          : why === "unacknowledged"
+          ? "carries no intake signature that verifies under the Beacon's key; no head covers it"
+          : `is signed by the retired key ${why.publicKey}, past its rotation boundary (seq ` +
+            `${why.lastSeq}): a copy of a retired key at work? no head covers it (docs/keys.md)`),
     );
     this.name = "TreeHeadWithheld";
     this.seq = seq;
+    if (typeof why === "object") this.retiredKey = why.publicKey;
   }
 }
 
@@ -183,7 +206,7 @@ export interface LogSignerOptions {
   readonly onIgnored?: (error: TreeHeadIgnored | TreeHeadWithheld) => void;
 }
 
-/** A verified head row of this key, with its note signature where it carries tiles. */
+/** A verified head row of the log's keys, with its note signature where it carries tiles. */
 type KnownHead = SignedTreeHead & { readonly noteSignature?: string; readonly fromSize?: number };
 
 /**
@@ -194,7 +217,13 @@ export class LogSigner {
   readonly #options: LogSignerOptions;
   readonly #rows: LogRows;
   readonly #tiles: TileReader;
-  readonly #intake: IntakeSignatures;
+  /** The log's keys as this signer knows them: its own, and the ones it took over from. */
+  #history: KeyHistory;
+  #intake: RangedIntakeSignatures;
+  /** The boundary of this signer's own key, once a statement it signed retired it. */
+  #retiredAt: number | undefined;
+  /** Whether the rotation statements were read once. */
+  #historyRead = false;
   /** The first `seq` that must carry a verifying intake signature; read at the first signing. */
   #intakeFrom: number | undefined;
   /** The row the last signing stopped before, reported once. */
@@ -211,7 +240,7 @@ export class LogSigner {
   #walk: LogWalk<SignedTreeHead> | undefined;
   /** The last checkpoint `seq` read, so each is read and verified once. */
   #checkpointsRead = 0;
-  /** The largest verified head of this key, and the largest with tiles (the one published). */
+  /** The largest verified head of the log's keys, and the largest with tiles (published). */
   #largest: KnownHead | undefined;
   #largestTiled: KnownHead | undefined;
   /** Heads read since the last signing: the untiled ones its walk must meet. */
@@ -223,8 +252,35 @@ export class LogSigner {
   constructor(options: LogSignerOptions) {
     this.#options = options;
     this.#rows = new LogRows(options.statements);
-    this.#tiles = new TileReader(this.#rows, options.key.publicKey, options.origin);
-    this.#intake = new IntakeSignatures([options.key.publicKey]);
+    this.#history = KeyHistory.whole([options.key.publicKey]);
+    this.#intake = new RangedIntakeSignatures(this.#history);
+    this.#tiles = new TileReader(this.#rows, () => this.#history, options.origin);
+  }
+
+  /** The log's keys, oldest first, each with the rows it vouches for (for discovery and JWKS). */
+  async history(): Promise<KeyHistory> {
+    if (!this.#historyRead) await this.#readHistory();
+    return this.#history;
+  }
+
+  /**
+   * Reads the rotation statements (a few rows) into the history that ends at this signer's key,
+   * and whether a statement its own key signed retired that key.
+   */
+  async #readHistory(): Promise<void> {
+    const { key, origin } = this.#options;
+    const rotations = await validRotations(await this.#rows.rotations(), origin);
+    const history = KeyHistory.endingAt(key.publicKey, rotations);
+    if (history.ranges.length !== this.#history.ranges.length) {
+      this.#history = history;
+      this.#intake = new RangedIntakeSignatures(history);
+    }
+    for (const { statement, byPrevious } of rotations.values()) {
+      if (statement.previousKey === key.publicKey && byPrevious) {
+        this.#retiredAt = statement.lastSeq;
+      }
+    }
+    this.#historyRead = true;
   }
 
   /**
@@ -271,7 +327,7 @@ export class LogSigner {
   }
 
   /**
-   * The head to publish: the largest of this key with tiles whose signatures verify, or, on a
+   * The head to publish: the largest of the log's keys with tiles whose signatures verify, or, on a
    * store no tiled head covers yet, the largest that verifies. Heads of one key never shrink
    * (protocol §6.5), so an older head appended again is never served over a larger one.
    */
@@ -358,6 +414,7 @@ export class LogSigner {
 
   async #readHeadPages(): Promise<void> {
     const { key, onIgnored } = this.#options;
+    if (!this.#historyRead) await this.#readHistory();
     while (true) {
       const rows = await this.#rows.headsAfter(this.#checkpointsRead, HEAD_PAGE_ROWS);
       for (const row of rows) {
@@ -369,17 +426,22 @@ export class LogSigner {
           }),
         };
         this.#checkpointsRead = head.seq;
-        // Only this key's heads bind this signer: anyone can sign a head under a key of their
-        // own, and `review verify` weighs such rows against --trust.
-        if (head.publicKey !== key.publicKey) continue;
+        // Only the heads of the log's keys bind this signer (a previous key's up to its
+        // boundary): anyone can sign a head under a key of their own, and `review verify` weighs
+        // such rows against --trust.
+        if (!this.#history.mayCover(head.publicKey, head.treeSize)) continue;
         if (!await this.#verifies(head)) {
           onIgnored?.(new TreeHeadIgnored(head.seq));
           continue;
         }
-        // The largest, not the newest: heads of one key never shrink (protocol §6.5).
-        if (head.treeSize > (this.#largest?.treeSize ?? -1)) this.#largest = head;
+        // The largest, not the newest: heads of one key never shrink (protocol §6.5). At one
+        // size the current key's head is the one published.
+        const larger = (than: KnownHead | undefined) =>
+          head.treeSize > (than?.treeSize ?? -1) ||
+          (head.treeSize === than?.treeSize && head.publicKey === key.publicKey);
+        if (larger(this.#largest)) this.#largest = head;
         if (head.noteSignature !== undefined) {
-          if (head.treeSize > (this.#largestTiled?.treeSize ?? -1)) this.#largestTiled = head;
+          if (larger(this.#largestTiled)) this.#largestTiled = head;
         } else this.#unchecked.push(head);
       }
       if (rows.length < HEAD_PAGE_ROWS) return;
@@ -403,6 +465,9 @@ export class LogSigner {
         const { recorded, firstSigned } = await this.#rows.intakeSignaturesFrom();
         this.#intakeFrom = intakeSignaturesFrom(recorded, firstSigned);
       }
+      // Read at open (`history()`); refreshed after each signing instead of before it, so the
+      // first signing at start covers the log as it stood then (the empty tree of a new store).
+      if (!this.#historyRead) await this.#readHistory();
       let appended: SignedTreeHead | undefined;
       while (true) {
         await this.#readHeads();
@@ -416,7 +481,11 @@ export class LogSigner {
         }
         const head = await this.#append();
         if (head !== undefined) appended = head;
-        if (!more || head === undefined) return appended;
+        if (!more || head === undefined) {
+          // A rotation another instance recorded since (it retires this key at its boundary).
+          await this.#readHistory();
+          return appended;
+        }
         await yieldToEventLoop();
       }
     } catch (error) {
@@ -481,7 +550,11 @@ export class LogSigner {
   async #readRows(): Promise<{ more: boolean }> {
     const tree = this.#tree!;
     const walk = this.#walk!;
-    const limit = (this.#largestTiled?.treeSize ?? 0) + MAX_HEAD_LEAVES;
+    // A key retired by a statement it signed covers nothing past its boundary.
+    const limit = Math.min(
+      (this.#largestTiled?.treeSize ?? 0) + MAX_HEAD_LEAVES,
+      this.#retiredAt ?? Infinity,
+    );
     const latest = this.#options.now() + FUTURE_ALLOWANCE_MS;
     while (tree.size < limit) {
       const rows = await this.#rows.rowsAfter(tree.size, Math.min(PAGE_ROWS, limit - tree.size));
@@ -505,7 +578,18 @@ export class LogSigner {
         if (finding?.kind === "unacknowledged" || future) {
           if (this.#withheld !== seq) {
             this.#withheld = seq;
-            this.#options.onIgnored?.(new TreeHeadWithheld(seq, String(row.id), future));
+            const retired = future ? undefined : await this.#intake.retiredSigner({
+              seq,
+              fields: signedFieldsOf(row),
+              stored: storedSignatureOf(row),
+            });
+            this.#options.onIgnored?.(
+              new TreeHeadWithheld(
+                seq,
+                String(row.id),
+                future ? "future" : retired ?? "unacknowledged",
+              ),
+            );
           }
           return { more: false };
         }
@@ -520,8 +604,8 @@ export class LogSigner {
 
   /**
    * Whether the Beacon acknowledged each row as it now reads (src/signing/log_audit.ts), with the
-   * rows rewritten in place where their stored signature had to be read. Rows a head of this key
-   * already covers were vouched for when it was signed. Rows this process committed are compared
+   * rows rewritten in place where their stored signature had to be read. Rows a head of the log's
+   * keys already covers were vouched for when it was signed. Rows this process committed are compared
    * with what it committed; the others, and any that read otherwise, are read again with their
    * stored signatures, checked together so that a whole batch costs one root.
    */
@@ -549,6 +633,7 @@ export class LogSigner {
     const checked = unknown.map((at) => bySeq.get(Number(rows[at].seq)));
     const present = checked.filter((row) => row !== undefined);
     const results = await this.#intake.verifiesAll(present.map((row) => ({
+      seq: Number(row.seq),
       fields: signedFieldsOf(row),
       stored: storedSignatureOf(row),
     })));
@@ -572,9 +657,17 @@ export class LogSigner {
    */
   async #append(): Promise<SignedTreeHead | undefined> {
     const tree = this.#tree!;
-    const fromSize = this.#largestTiled?.treeSize;
-    if (fromSize !== undefined && tree.size <= fromSize) return undefined;
     const { key, now, origin } = this.#options;
+    const fromSize = this.#largestTiled?.treeSize;
+    // After a rotation the new key signs the size it took over at once: the published
+    // checkpoint is then under the key the discovery document names as current.
+    const takenOver = this.#largestTiled !== undefined &&
+      this.#largestTiled.publicKey !== key.publicKey && this.#retiredAt === undefined;
+    if (
+      fromSize !== undefined && (tree.size < fromSize || (tree.size === fromSize && !takenOver))
+    ) {
+      return undefined;
+    }
     const root = tree.root();
     const fields: CheckpointFields = {
       treeSize: tree.size,

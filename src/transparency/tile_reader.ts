@@ -2,8 +2,11 @@
  * Reads the log's tiles back from the heads that carry them (src/store/log_rows.ts), for the
  * served tiles, the proofs, and a process that continues the log from its newest head.
  *
- * A head row is used only when its checkpoint note verifies under the key and the log's origin,
- * so a row a database writer appended is never read as the log: with one tiled head per size and
+ * A head row is used only when its checkpoint note verifies under the key it names and the log's
+ * origin, and that key may cover its size: the current key, or a previous key up to its rotation
+ * boundary (src/signing/key_history.ts; the tiles and the origin are the log's, not a key's). So
+ * a row a database writer appended, or a retired key's head past its boundary, is never read as
+ * the log: with one tiled head per size and
  * per start (the unique indexes of migration 12), a verified head is the one the Beacon signed,
  * and its entries are the ones it signed over. Tiles never change once a head covers them, so
  * assembled tiles and verdicts are kept in small caches, which bound the cost of any request to a
@@ -12,6 +15,7 @@
  * @module
  */
 import { fromBase64url, fromHex } from "../bytes.ts";
+import type { KeyHistory } from "../signing/key_history.ts";
 import { checkpointBody, verifyNoteSignature } from "../signing/note.ts";
 import { entriesAt, HASH_BYTES, type Tile, TILE_WIDTH, type TileSource } from "../signing/tiles.ts";
 import type { LogRows, TileHeadRow } from "../store/log_rows.ts";
@@ -44,27 +48,33 @@ class Recent<K, V> extends Map<K, V> {
   }
 }
 
-/** Reads verified tiles of one key's log. */
+/** Reads verified tiles of the log, signed by the keys of its history. */
 export class TileReader {
   readonly #rows: LogRows;
-  readonly #publicKey: string;
-  readonly #rawKey: Uint8Array<ArrayBuffer>;
+  readonly #history: () => KeyHistory;
   readonly #origin: string;
   readonly #tiles = new Recent<string, readonly Uint8Array[]>(CACHED_TILES);
   readonly #verdicts = new Recent<number, boolean>(CACHED_VERDICTS);
 
-  constructor(rows: LogRows, publicKey: string, origin: string) {
+  /** @param history The log's keys as now known (it grows when a rotation is recorded). */
+  constructor(rows: LogRows, history: () => KeyHistory, origin: string) {
     this.#rows = rows;
-    this.#publicKey = publicKey;
-    this.#rawKey = fromBase64url(publicKey)!;
+    this.#history = history;
     this.#origin = origin;
   }
 
-  /** Whether a head row's note signature verifies over its size and root under the origin. */
-  async verifies(head: Pick<TileHeadRow, "seq" | "treeSize" | "rootHash" | "noteSignature">) {
+  /**
+   * Whether a head row's note signature verifies over its size and root under the origin and
+   * its key, and that key may cover its size.
+   */
+  async verifies(
+    head: Pick<TileHeadRow, "seq" | "publicKey" | "treeSize" | "rootHash" | "noteSignature">,
+  ) {
+    if (!this.#history().mayCover(head.publicKey, head.treeSize)) return false;
     let verdict = this.#verdicts.get(head.seq);
     if (verdict === undefined) {
-      verdict = await verifyNote(this.#rawKey, this.#origin, head);
+      const rawKey = fromBase64url(head.publicKey);
+      verdict = rawKey?.length === 32 && await verifyNote(rawKey, this.#origin, head);
       this.#verdicts.set(head.seq, verdict);
     }
     return verdict;
@@ -85,7 +95,7 @@ export class TileReader {
     const high = low + tile.width;
     const entries: Uint8Array[] = new Array(tile.width);
     let filled = 0;
-    const heads = await this.#rows.tileHeads(this.#publicKey, tile.level, low, high);
+    const heads = await this.#rows.tileHeads(this.#history().keys(), tile.level, low, high);
     for (const head of heads) {
       if (!await this.verifies(head)) continue;
       const first = entriesAt(head.fromSize, tile.level);

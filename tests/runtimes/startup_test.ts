@@ -179,8 +179,14 @@ const CASES: Case[] = [
       /^Cannot start: the key file ".*-missing\.key" \(BEACON_SIGNING_KEY_FILE\) does not exist; make one with `deno task review key generate --out FILE`/,
   },
   {
-    env: { BEACON_PREVIOUS_SIGNING_KEYS: "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A" },
-    expect: /^Cannot start: BEACON_PREVIOUS_SIGNING_KEYS is set, but key rotation is not supported/,
+    // A standard-base64 seed among the previous keys: the entry is named, never the value.
+    env: {
+      BEACON_PREVIOUS_SIGNING_KEYS:
+        "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A,nWGxne/9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A=",
+    },
+    expect:
+      /^Cannot start: BEACON_PREVIOUS_SIGNING_KEYS \(entry 2\): it looks like standard base64/,
+    secret: "nWGxne/9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A",
   },
   // Megabytes or mebibytes? Only the IEC spelling, and no bound below a few commits' pages.
   ...["80MB", "100KiB"].map((limit): Case => ({
