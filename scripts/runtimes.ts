@@ -221,7 +221,7 @@ export async function startServerProcess(
   } finally {
     clearTimeout(timer);
   }
-  const host = env.BEACON_HOSTNAME ?? "127.0.0.1";
+  const host = (env.BEACON_HOSTNAME ?? "127.0.0.1").replace(/^\[(.*)\]$/, "$1");
   return {
     url: `http://${host.includes(":") ? `[${host}]` : host}:${listening}`,
     lines,

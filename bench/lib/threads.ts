@@ -98,8 +98,10 @@ export interface ThreadCpu {
  */
 export function startThreadWatch(pid: number): () => ThreadCpu {
   const t0 = performance.now();
-  const before = new Map(readThreads(pid).map((t) => [t.tid, t.ticks]));
+  // The process total first at the start and last at the end, so its window holds the threads'
+  // (a tick between two reads would otherwise count for a thread and not for the process).
   const process0 = processTicks(pid);
+  const before = new Map(readThreads(pid).map((t) => [t.tid, t.ticks]));
   return () => {
     const wallS = (performance.now() - t0) / 1000;
     const after = readThreads(pid);

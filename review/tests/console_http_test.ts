@@ -452,7 +452,7 @@ Deno.test("every file in static/ is served, and a page module uses only its own 
   }
   const strays: string[] = [];
   for (const [name, code] of sources) {
-    for (const [, names, target] of code.matchAll(/^import \{([^}]*)\} from "\.\/([^"]+)";/gm)) {
+    for (const [, names, target] of code.matchAll(/^import \{([^}]*)\} from ["]\.\/([^"]+)";/gm)) {
       const exported = sources.get(target);
       if (exported === undefined) {
         strays.push(`${name} imports ${target}, which is not served`);
