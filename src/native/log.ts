@@ -17,20 +17,17 @@
  * @module
  */
 import { BeaconError } from "../http/errors.ts";
-import { prepareDocument, serveDocument } from "../http/cacheable.ts";
 import type { RouteHandler } from "../http/route.ts";
 import type { Intake } from "../intake/accept.ts";
 import { parseTilePath } from "../signing/tiles.ts";
 import type { InclusionProof, PublishedCheckpoint } from "../transparency/signer.ts";
+import { serveProof, TREE_SIZE } from "./tree_head.ts";
 
 /** How long a client may reuse a checkpoint before asking again (tlog-tiles: "a few seconds"). */
 export const CHECKPOINT_MAX_AGE_SECONDS = 5;
 
 /** How long a tile may be kept: it never changes (tlog-tiles: "long-lived caching"). */
 const TILE_MAX_AGE_SECONDS = 31_536_000;
-
-/** A tree size in a query: a decimal safe integer without sign or leading zeros. */
-const TREE_SIZE = /^(?:0|[1-9][0-9]{0,15})$/;
 
 /** `GET <prefix>/checkpoint`. */
 export function checkpointHandler(
@@ -94,17 +91,11 @@ export function inclusionHandler(
     if (proof === undefined) {
       throw new BeaconError("not_found", "No checkpoint of that size covers this submission yet");
     }
-    const modified = new Date(proof.asOf);
-    context.log.outcome = "served";
-    return serveDocument(
-      context.request,
-      await prepareDocument(
-        { index: proof.index, treeSize: proof.treeSize, proof: proof.proof },
-        {
-          lastModified: Number.isNaN(modified.getTime()) ? new Date(0) : modified,
-          maxAgeSeconds: CHECKPOINT_MAX_AGE_SECONDS,
-        },
-      ),
+    return await serveProof(
+      context,
+      { index: proof.index, treeSize: proof.treeSize, proof: proof.proof },
+      proof.asOf,
+      CHECKPOINT_MAX_AGE_SECONDS,
     );
   };
 }

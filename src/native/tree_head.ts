@@ -15,6 +15,7 @@
  */
 import { BeaconError } from "../http/errors.ts";
 import { type CachedDocument, prepareDocument, serveDocument } from "../http/cacheable.ts";
+import type { Context } from "../http/context.ts";
 import type { RouteHandler } from "../http/route.ts";
 import type { ConsistencyProof, SignedTreeHead } from "../transparency/signer.ts";
 
@@ -83,7 +84,28 @@ export function treeHeadHandler(latest: () => Promise<SignedTreeHead | undefined
 }
 
 /** A tree size in a query: a decimal safe integer without sign or leading zeros. */
-const TREE_SIZE = /^(?:0|[1-9][0-9]{0,15})$/;
+export const TREE_SIZE = /^(?:0|[1-9][0-9]{0,15})$/;
+
+/**
+ * Serves a proof document with the validators of the documents (src/http/cacheable.ts):
+ * `Last-Modified` the time of the head it was built under (`asOf`), and `max-age` as given.
+ */
+export async function serveProof(
+  context: Context,
+  body: Record<string, unknown>,
+  asOf: string,
+  maxAgeSeconds: number,
+): Promise<Response> {
+  const modified = new Date(asOf);
+  context.log.outcome = "served";
+  return serveDocument(
+    context.request,
+    await prepareDocument(body, {
+      lastModified: Number.isNaN(modified.getTime()) ? new Date(0) : modified,
+      maxAgeSeconds,
+    }),
+  );
+}
 
 const NO_PROOF = "No consistency proof for those sizes: give first and second with " +
   "0 ≤ first ≤ second ≤ the latest tree head's treeSize";
@@ -122,17 +144,11 @@ export function consistencyHandler(
     }
     const proof = await prove(Number(first), Number(second));
     if (proof === undefined) throw new BeaconError("not_found", NO_PROOF);
-    const modified = new Date(proof.asOf);
-    context.log.outcome = "served";
-    return serveDocument(
-      context.request,
-      await prepareDocument(
-        { first: proof.first, second: proof.second, proof: proof.proof },
-        {
-          lastModified: Number.isNaN(modified.getTime()) ? new Date(0) : modified,
-          maxAgeSeconds: TREE_HEAD_MAX_AGE_SECONDS,
-        },
-      ),
+    return await serveProof(
+      context,
+      { first: proof.first, second: proof.second, proof: proof.proof },
+      proof.asOf,
+      TREE_HEAD_MAX_AGE_SECONDS,
     );
   };
 }

@@ -19,7 +19,7 @@
  * @module
  */
 import { sha256 } from "../bytes.ts";
-import { nodeHash, split } from "./merkle.ts";
+import { nodeHash, rootFromPath, split } from "./merkle.ts";
 
 /** Tree levels per tile level (c2sp.org/tlog-tiles: "tiles have a fixed height of 8"). */
 export const TILE_HEIGHT = 8;
@@ -272,28 +272,10 @@ export function verifyInclusion(
   proof: readonly Uint8Array[],
   root: Uint8Array,
 ): boolean {
-  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) {
-    return false;
-  }
   if (proof.some((hash) => hash.length !== HASH_BYTES)) return false;
-  let fn = index;
-  let sn = size - 1;
-  let hash = leaf;
-  for (const sibling of proof) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      hash = nodeHash(sibling, hash);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn = Math.floor(fn / 2);
-        sn = Math.floor(sn / 2);
-      }
-    } else {
-      hash = nodeHash(hash, sibling);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  return sn === 0 && hash.length === root.length && hash.every((byte, i) => byte === root[i]);
+  const folded = rootFromPath(leaf, index, size, proof);
+  return folded !== undefined && folded.length === root.length &&
+    folded.every((byte, i) => byte === root[i]);
 }
 
 /**
