@@ -16,6 +16,7 @@
  * - a retired key never signs again: a start under it is refused in one line.
  */
 import { createClient } from "@libsql/client";
+import { submitReceipt } from "../support/tree_heads.ts";
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { type ServerProcess, startServer } from "../support/server.ts";
 import { startSqld } from "../support/sqld.ts";
@@ -53,16 +54,7 @@ interface Receipt {
   batch?: ReceiptSignature["batch"];
 }
 
-async function submit(url: string, text: string): Promise<Receipt> {
-  const response = await fetch(url + "/beacon/0.1/submissions", {
-    method: "POST",
-    headers: { "content-type": "text/plain; charset=utf-8" },
-    body: text,
-  });
-  const body = await response.json();
-  assertStrictEquals(response.status, 202, JSON.stringify(body));
-  return body.receipt;
-}
+const submit = (url: string, text: string): Promise<Receipt> => submitReceipt(url, text);
 
 /** Polls the published head until one of `publicKey` covers `size` rows (the test's timeout bounds it). */
 async function headCovering(url: string, publicKey: string, size: number) {

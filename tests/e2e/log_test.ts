@@ -17,6 +17,7 @@ import { submissionLeafHash } from "../../src/signing/merkle.ts";
 import { openCheckpointNote } from "../../src/signing/note.ts";
 import { verifyInclusion } from "../../src/signing/tiles.ts";
 import { startRuntime } from "../../scripts/runtimes.ts";
+import { submitReceipt } from "../support/tree_heads.ts";
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { runTlogCheck } from "../support/go_tlog.ts";
 import { startServer } from "../support/server.ts";
@@ -41,16 +42,7 @@ async function discover(url: string): Promise<LogFacts> {
   return { ...document.log, publicKey: document.receiptSigning.publicKey };
 }
 
-async function submit(url: string, text: string): Promise<Receipt> {
-  const response = await fetch(url + "/beacon/0.1/submissions", {
-    method: "POST",
-    headers: { "content-type": "text/plain; charset=utf-8" },
-    body: text,
-  });
-  const body = await response.json();
-  assertStrictEquals(response.status, 202, JSON.stringify(body));
-  return body.receipt;
-}
+const submit = (url: string, text: string): Promise<Receipt> => submitReceipt(url, text);
 
 /** The newest checkpoint, once one covers `size` leaves, verified under the log's key. */
 async function checkpointCovering(log: LogFacts, base: string, size: number) {
