@@ -48,11 +48,9 @@ const nodeCrypto: NodeCrypto | undefined = (() => {
 
 /**
  * Shortest input hashed natively. Below it the JavaScript hash is cheaper than the call into
- * `node:crypto` (two runtime calls, a hasher object, a result buffer). Process CPU per hash on
- * Deno 2.9 with the server's V8 flags (`bench/sha256_bench.ts`, on the shared 2-vCPU bench
- * machine), this module's JavaScript path against `createHash`: 65 bytes (a Merkle node) 1.5
- * against 2.9 µs, 171 (a receipt leaf) 2.0 against 3.0, 300 2.9 against 4.2; from 512 bytes the
- * native hash is as cheap or cheaper (4.3 µs at 512 and 600, 6.8 at 4 KiB against 25).
+ * `node:crypto` (two runtime calls, a hasher object, a result buffer); from 512 bytes the native
+ * hash is as cheap or cheaper (`bench/sha256_bench.ts`; bench/README.md, "Figures behind
+ * constants").
  */
 export const NATIVE_SHA256_MIN_BYTES = 512;
 

@@ -40,10 +40,8 @@ export const SYS_FACTS = [
 /**
  * V8 settings of the server process. A young generation of up to 16 MiB per semi-space: each
  * durable request keeps its objects for the ~25 ms it waits for its commit, and with 2 MiB (the
- * setting before) they were promoted and collected as old objects. Measured side by side
- * with `bench/ab.ts` (2026-12-02): 0.79–0.87x the CPU per `SendMessage`, 0.91–1.01x per native
- * submit; peak RSS under load (`bench/run.ts`) and of 200 hostile uploads (`bench/upload_memory.ts`)
- * the same within 2–5 MiB for 2, 8 and 16 MiB.
+ * setting before) they were promoted and collected as old objects, at a cost in CPU and none in
+ * peak memory (`bench/ab.ts`; bench/README.md, "Figures behind constants").
  */
 export const SERVER_V8_FLAGS = ["--v8-flags=--max-semi-space-size=16"];
 

@@ -480,7 +480,7 @@ const INHERITED_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(
 
 /**
  * Adds a member as an own data property, which is what JSON.parse does (CreateDataProperty,
- * ECMA-262 §25.5.1). Plain assignment, 2.5x faster than defineProperty in the benchmark, does the
+ * ECMA-262 §25.5.1). Plain assignment, faster than defineProperty (bench/README.md), does the
  * same for any name Object.prototype lacks. For the names it has, assignment would run the
  * `__proto__` setter (replacing the prototype), or throw if Object.prototype is frozen (a
  * hardened runtime). An accessor some other code adds to Object.prototype later is not guarded

@@ -183,8 +183,8 @@ async function readChunks(
 /**
  * Largest declared body a refusal drains instead of cancelling. On Deno 2.9, reading a small
  * body that has already arrived costs the server less than cancelling it (cancelling builds a
- * `ReadableStream` first): 7.5 against 9.9 µs CPU per request for a 600-byte body in a bare
- * `Deno.serve` (wrk, 50 connections). A body this small costs its connection no more memory
+ * `ReadableStream` first; bench/README.md, "Figures behind constants"). A body this small costs
+ * its connection no more memory
  * than its headers did; a larger, chunked or undeclared one is cancelled, so a hostile upload
  * is never received.
  */

@@ -244,7 +244,7 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "idempotency index on an integer hash",
     // The index of version 1, (source_hash, idempotency_key), took two random texts (about 130
     // bytes) with every keyed insert, and was the costliest part of a row's write
-    // (23-27 µs per row on its own, measured at 100,000 rows). New rows carry `idempotency_hash`, 48 bits of the SHA-256
+    // (bench/README.md, "Figures behind constants"). New rows carry `idempotency_hash`, 48 bits of the SHA-256
     // of the source hash and the key (src/store/rows.ts, `idempotencyHash`), and are indexed by
     // that integer alone; the lookups still compare the source and the key themselves.
     //
