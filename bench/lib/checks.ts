@@ -33,24 +33,11 @@ export interface Ratios {
   cpuVsEcho: number | null;
   p99VsEcho: number | null;
   rssVsEcho: number | null;
-  /**
-   * CPU per request over the floor's for the same job (bench/floor.ts: `floor` for
-   * `send-message`, `floor-native` for `native-submit`); null for other targets.
-   */
-  cpuVsFloor: number | null;
   /** CPU per request over the reference floor's (`floor-ref`, the SendMessage job alone). */
   cpuVsReference: number | null;
   /** req/s over the reference floor's. */
   rpsVsReference: number | null;
 }
-
-/** The floor target doing each durable target's job. */
-export const FLOOR_OF: Readonly<Record<string, string>> = {
-  "send-message": "floor",
-  "send-message-writer": "floor",
-  "send-message-no-heads": "floor",
-  "native-submit": "floor-native",
-};
 
 /** The reference floor's target id (../shared/floor/server.ts, the full job). */
 export const REFERENCE_FLOOR = "floor-ref";
@@ -67,10 +54,6 @@ export function ratios(records: Map<string, TargetRecord>): Record<string, Ratio
       cpuVsEcho: ratio(r.median?.cpuUsPerRequest, echo?.median?.cpuUsPerRequest),
       p99VsEcho: ratio(r.median?.p99Ms, echo?.median?.p99Ms),
       rssVsEcho: ratio(r.rss?.peakMiB, echo?.rss?.peakMiB),
-      cpuVsFloor: ratio(
-        r.median?.cpuUsPerRequest,
-        records.get(FLOOR_OF[r.id] ?? "")?.median?.cpuUsPerRequest,
-      ),
       cpuVsReference: ratio(r.median?.cpuUsPerRequest, reference?.median?.cpuUsPerRequest),
       rpsVsReference: ratio(r.median?.rps, reference?.median?.rps),
     }]),

@@ -71,26 +71,6 @@ export function sdkSpec(): ServerSpec {
 }
 
 /**
- * The floor (bench/floor.ts): the durable submission's own work with the Beacon's modules and
- * none of its structure, with the Beacon's V8 settings; `stage` stops it early (`FLOOR_STAGE`).
- */
-export function floorSpec(databasePath: string, stage = "full", name = "floor"): ServerSpec {
-  return {
-    name,
-    command: Deno.execPath(),
-    args: ["run", "-A", ...SERVER_V8_FLAGS, "bench/floor.ts"],
-    cwd: ROOT,
-    env: {
-      DENO_NO_UPDATE_CHECK: "1",
-      BEACON_DATABASE_URL: `file:${databasePath}`,
-      FLOOR_STAGE: stage,
-    },
-    readyPath: "/",
-    readyTimeoutMs: 120_000,
-  };
-}
-
-/**
  * The reference floor: `server.ts` of the shared floor folder (`../shared/floor` beside the
  * checkout, or `BENCH_REFERENCE_FLOOR`), a minimal server that does the whole durable
  * `SendMessage` job and nothing else, started with the knobs its README names for the full job.

@@ -12,16 +12,15 @@ import type { ServerSpec } from "./process.ts";
 import {
   beaconSpec,
   echoSpec,
-  floorSpec,
   referenceFloorMissing,
   referenceFloorSpec,
   sdkSpec,
 } from "./servers.ts";
 
-/** What a target's answers mean for the checks. */
 /**
- * `floor`: bench/floor.ts, the durable job without the Beacon's structure (issue 22); it stores
- * what it accepts, so its storage is checked like a Beacon's.
+ * What a target's answers mean for the checks. `floor`: the reference floor (../shared/floor), the
+ * durable job without the Beacon's structure; it stores what it accepts, so its storage is checked
+ * like a Beacon's.
  */
 export type Role = "limit" | "reference" | "accept" | "refuse" | "floor";
 
@@ -233,44 +232,6 @@ export function makeTargets(settings: TargetSettings): Target[] {
     },
     {
       ...common,
-      id: "floor",
-      label: "floor stage instrument: SendMessage from the Beacon's modules (bench/floor.ts)",
-      role: "floor",
-      path: "/a2a/v1",
-      headers: A2A_HEADERS,
-      twoXxStores: true,
-      optional: true,
-      spec: (dir) => floorSpec(`${dir}/floor.db`),
-      probe: sendMessageProbe("floor"),
-    },
-    {
-      ...common,
-      id: "floor-native",
-      label: "floor stage instrument: native submit from the Beacon's modules (bench/floor.ts)",
-      role: "floor",
-      path: SUBMIT_PATH,
-      kind: "text",
-      headers: TEXT_HEADERS,
-      twoXxStores: true,
-      optional: true,
-      spec: (dir) => floorSpec(`${dir}/floor-native.db`, "full", "floor-native"),
-      probe: nativeProbe("floor-native"),
-    },
-    ...(["parse", "hash", "commit", "sign"] as const).map((stage): Target => ({
-      ...common,
-      id: `floor-${stage}`,
-      label: `floor: SendMessage up to FLOOR_STAGE=${stage}`,
-      role: "floor",
-      beacon: stage === "commit" || stage === "sign",
-      path: "/a2a/v1",
-      headers: A2A_HEADERS,
-      twoXxStores: stage === "commit" || stage === "sign",
-      optional: true,
-      spec: (dir) => floorSpec(`${dir}/floor-${stage}.db`, stage, `floor-${stage}`),
-      probe: sendMessageProbe(`floor-${stage}`),
-    })),
-    {
-      ...common,
       id: "send-message",
       label: "Beacon A2A SendMessage (durable)",
       role: "accept",
@@ -434,15 +395,7 @@ export function makeTargets(settings: TargetSettings): Target[] {
 /** Names that stand for several targets in `--only` and `--skip`. */
 const ALIASES: Record<string, string[]> = {
   reference: ["echo", "sdk", "floor-ref", "floor-ref-heads"],
-  floor: ["floor-ref", "floor", "floor-native"],
-  "floor-stages": [
-    "floor-parse",
-    "floor-hash",
-    "floor-commit",
-    "floor-sign",
-    "floor",
-    "floor-native",
-  ],
+  floor: ["floor-ref", "floor-ref-heads", "floor-ref-sqld"],
   beacon: [
     "send-message",
     "native-submit",
