@@ -16,9 +16,14 @@
 import { createHash, hash } from "node:crypto";
 import process from "node:process";
 import { sha256 as nobleSha256 } from "@noble/hashes/sha2.js";
-import { sha256 } from "../src/bytes.ts";
-import { leafHash, submissionLeafData, submissionLeafHash } from "../src/signing/merkle.ts";
-import { canonicalReceiptBytes, receiptLeafHash } from "../src/signing/receipt.ts";
+import {
+  canonicalReceiptBytes,
+  leafHash,
+  receiptLeafHash,
+  sha256,
+  submissionLeafData,
+  submissionLeafHash,
+} from "../src/signing/mod.ts";
 
 const candidates: Record<string, (input: Uint8Array) => unknown> = {
   "noble": (input) => nobleSha256(input),

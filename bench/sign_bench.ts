@@ -9,9 +9,13 @@
  */
 import process from "node:process";
 import { createPrivateKey, sign } from "node:crypto";
-import { signingKeyFromSeed } from "../src/signing/key.ts";
-import { canonicalReceiptBytes, signReceipts } from "../src/signing/receipt.ts";
-import { leafHash, treeWithPaths } from "../src/signing/merkle.ts";
+import {
+  canonicalReceiptBytes,
+  leafHash,
+  signingKeyFromSeed,
+  signReceipts,
+  treeWithPaths,
+} from "../src/signing/mod.ts";
 
 const seed = crypto.getRandomValues(new Uint8Array(32));
 const key = await signingKeyFromSeed(seed);

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { parseStrictJson } from "../src/json/strict_json.ts";
+import { parseStrictJson } from "../src/message/mod.ts";
 
 const encoder = new TextEncoder();
 

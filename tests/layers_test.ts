@@ -372,3 +372,37 @@ Deno.test("the checker fails on planted upward imports of every kind and on a ci
     await Deno.remove(root, { recursive: true });
   }
 });
+
+/**
+ * What bench/ may import of the server: its public faces (the package's mod.ts and the faces the
+ * review tool uses) and the launch contract (the permission flags and V8 settings
+ * `deno task start` runs the server with), so no refactor inside src/ has to keep a benchmark
+ * compiling.
+ */
+const BENCH_FACES = [
+  "mod.ts",
+  "src/signing/mod.ts",
+  "src/store/mod.ts",
+  "src/message/mod.ts",
+  "src/cli/permissions.ts",
+];
+
+Deno.test("bench/ imports the server only through its public faces", async () => {
+  const strays: string[] = [];
+  const walk = async (directory: string) => {
+    for await (const entry of Deno.readDir(`${ROOT}${directory}`)) {
+      const path = `${directory}/${entry.name}`;
+      if (entry.isDirectory && entry.name !== "node_modules") await walk(path);
+      else if (/\.(ts|mjs|js)$/.test(entry.name)) {
+        const text = await Deno.readTextFile(`${ROOT}${path}`);
+        for (const [, target] of text.matchAll(/\bfrom\s+"(\.[^"]+)"/g)) {
+          const resolved = new URL(target, `file://${ROOT}${path}`).pathname.slice(ROOT.length);
+          if (!resolved.startsWith("src/") && resolved !== "mod.ts") continue;
+          if (!BENCH_FACES.includes(resolved)) strays.push(`${path} imports ${resolved}`);
+        }
+      }
+    }
+  };
+  await walk("bench");
+  assertEquals(strays, []);
+});

@@ -18,4 +18,5 @@ export { checkIdentity, type IdentityCheck } from "./identity.ts";
 export { keyFingerprint } from "../signing/ed25519.ts";
 export { type BeaconMessage, checkMessage, type MessageCheck } from "./schema.ts";
 export { decodeUtf8Strict } from "../json/utf8.ts";
+export { parseStrictJson } from "../json/strict_json.ts";
 export { isJsonObject, type JsonObject, type JsonValue } from "../json/value.ts";

@@ -73,6 +73,7 @@ export {
   RECEIPT_CONTEXT,
   type ReceiptBatchProof,
   receiptBatchRoot,
+  receiptLeafHash,
   type ReceiptSignature,
   type SignedReceiptFields,
   signReceipt,
@@ -113,7 +114,9 @@ export {
   MerkleAccumulator,
   rootFromPath,
   submissionLeafData,
+  submissionLeafHash,
   treeRoot,
+  treeWithPaths,
 } from "./merkle.ts";
 export {
   checkpointBody,
