@@ -34,31 +34,6 @@ export function isReceiptId(text: string): boolean {
   return RECEIPT_ID.test(text);
 }
 
-/**
- * A fresh receipt id for the time `now` (epoch milliseconds).
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { isReceiptId, newReceiptId } from "./ids.ts";
- *
- * const random = (n: number) => crypto.getRandomValues(new Uint8Array(n));
- * assert.ok(isReceiptId(newReceiptId(Date.now(), random)));
- * assert.ok(newReceiptId(1, random) < newReceiptId(2, random));
- * ```
- */
-export function newReceiptId(
-  now: number,
-  randomBytes: (length: number) => Uint8Array<ArrayBuffer>,
-): string {
-  return receiptIdOf(now, randomBytes(RANDOM_BYTES));
-}
-
-/** A fresh A2A context id: 128 random bits, base64url (22 characters). */
-export function newContextId(randomBytes: (length: number) => Uint8Array<ArrayBuffer>): string {
-  return base64url(randomBytes(RANDOM_BYTES));
-}
-
 /** The ids a new submission gets: its receipt id (= A2A task id) and its A2A context id. */
 export interface SubmissionIds {
   readonly id: string;
@@ -66,9 +41,10 @@ export interface SubmissionIds {
 }
 
 /**
- * Fresh ids for a submission received at `now`: {@linkcode newReceiptId} and
- * {@linkcode newContextId} at once, both random parts from one draw of `randomBytes` (on the
- * submission path a CSPRNG call costs about as much as the rest of the minting).
+ * Fresh ids for a submission received at `now`: its receipt id (the 48-bit millisecond time, then
+ * 128 random bits, base64url: 30 characters) and its A2A context id (128 random bits, base64url:
+ * 22 characters), both random parts from one draw of `randomBytes` (on the submission path a
+ * CSPRNG call costs about as much as the rest of the minting).
  *
  * @example
  * ```ts
