@@ -133,6 +133,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
         request,
         url: new URL(request.url),
         remoteAddress: undefined,
+        basePath: "",
         startedAt,
         source: "unknown",
         params: {},
@@ -176,7 +177,7 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
     if (beacon.guard?.tripped !== undefined) {
       return probe(request, startedAt, "guard") ?? refuseUnavailable(request, startedAt);
     }
-    return beacon.handle(request, info?.remoteAddress ?? undefined, info?.scheme);
+    return beacon.handle(request, info?.remoteAddress ?? undefined, info?.scheme, info?.basePath);
   };
 
   return {
@@ -185,7 +186,12 @@ export function createBeacon(options: BeaconOptions = {}): Beacon {
       if (info?.remoteAddress === undefined) warnNoClientAddress();
       // Once open, the handler is called directly: no async frame or await per request.
       if (opened !== undefined && !closed && opened.guard?.tripped === undefined) {
-        return opened.handle(request, info?.remoteAddress ?? undefined, info?.scheme);
+        return opened.handle(
+          request,
+          info?.remoteAddress ?? undefined,
+          info?.scheme,
+          info?.basePath,
+        );
       }
       return openAndHandle(request, info);
     },

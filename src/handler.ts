@@ -22,7 +22,7 @@
 import type { Intake } from "./intake/accept.ts";
 import type { RateLimiter } from "./limits/rate.ts";
 import { bodyLimit, releaseBody } from "./middleware/body_limit.ts";
-import type { Context } from "./http/context.ts";
+import type { Context, PublicOrigin } from "./http/context.ts";
 import { compose } from "./middleware/compose.ts";
 import { errorBoundary } from "./middleware/error_boundary.ts";
 import { rateLimit } from "./middleware/rate_limit.ts";
@@ -73,8 +73,8 @@ export interface HandlerDependencies {
   readonly trustedProxies: number;
   readonly trustedProxyHeader: ForwardingHeader;
   readonly now: () => number;
-  /** The public origin used in documents and receipts for a request. */
-  readonly origin: (request: Request, url: URL) => string;
+  /** The public URL the Beacon answers under for a request, for documents and receipts. */
+  readonly origin: PublicOrigin;
   /** The discovery document, agent card, message schema, JWKS and served docs for an origin. */
   readonly documents: (origin: string) => Promise<{
     discovery: CachedDocument;
@@ -110,7 +110,7 @@ function routeTable(parts: HandlerDependencies): Route[] {
   async (
     context,
   ) => {
-    const documents = await parts.documents(parts.origin(context.request, context.url));
+    const documents = await parts.documents(parts.origin(context));
     return serveDocument(context.request, documents[pick]);
   };
   const servedDoc = (name: ServedDoc): Route => ({
@@ -118,7 +118,7 @@ function routeTable(parts: HandlerDependencies): Route[] {
     path: DOCS_PATH + name,
     methods: {
       GET: async (context) => {
-        const documents = await parts.documents(parts.origin(context.request, context.url));
+        const documents = await parts.documents(parts.origin(context));
         context.log.outcome = "served";
         return serveDocument(context.request, documents.docs[name]);
       },
@@ -209,20 +209,28 @@ function routeTable(parts: HandlerDependencies): Route[] {
   ];
 }
 
-/** Builds the composed handler: `(request, remoteAddress, scheme) => Response`. */
+/**
+ * A mount path as a caller gives it (`ConnectionInfo.basePath`): segments of URL path characters,
+ * each after a `/`, no trailing slash. Anything else is ignored: a published URL is never built
+ * from a value that could carry a query, a fragment or an authority.
+ */
+const BASE_PATH = /^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+$/;
+
+/** Builds the composed handler: `(request, remoteAddress, scheme, basePath) => Response`. */
 export function buildHandler(
   parts: HandlerDependencies,
 ): (
   request: Request,
   remoteAddress: string | undefined,
   scheme?: ListenerScheme,
+  basePath?: string,
 ) => Promise<Response> {
   const pipeline = compose([
     parts.door.middleware,
     errorBoundary(parts.onError),
     identifySource(parts.trustedProxies, parts.trustedProxyHeader),
   ], router(routeTable(parts)));
-  return (request, remoteAddress, scheme = "http") => {
+  return (request, remoteAddress, scheme = "http", basePath) => {
     const startedAt = parts.now();
     const url = trustedUrl(request, scheme);
     if (typeof url === "string") {
@@ -235,6 +243,7 @@ export function buildHandler(
       request,
       url,
       remoteAddress,
+      basePath: basePath !== undefined && BASE_PATH.test(basePath) ? basePath : "",
       startedAt,
       source: "unknown",
       params: {},

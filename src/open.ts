@@ -249,7 +249,7 @@ export async function openBeacon(
     trustedProxies: options.trustedProxies,
     trustedProxyHeader: options.trustedProxyHeader,
     now,
-    origin: (_request, url) => publicOrigin ?? url.origin,
+    origin: (context) => publicOrigin ?? context.url.origin + context.basePath,
     documents: servedDocuments(options, started, signingKey, logOrigin, previousKeys),
     log,
     readiness: readinessProbe({

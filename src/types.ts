@@ -124,6 +124,13 @@ export interface ConnectionInfo {
    * `http`. Used for the public origin when no `publicUrl` is set; never read from the request.
    */
   scheme?: ListenerScheme;
+  /**
+   * The path the Beacon is mounted under, when the caller strips it from the request before
+   * `fetch` (`/beacon`; Hono's `app.mount`, the Node adapter's `prefix`): every URL the Beacon
+   * publishes (discovery, agent card, receipts, status) then carries it. A configured `publicUrl`
+   * wins. Default: none, the Beacon is at the root. Anything but a path of segments is ignored.
+   */
+  basePath?: string;
 }
 
 /**

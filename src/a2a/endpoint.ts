@@ -30,13 +30,14 @@ import { errorBody, readEnvelope, type RequestId, resultBody, rpcResponse } from
 import { methodFor } from "./methods.ts";
 import { checkVersion } from "./version.ts";
 import { jsonRpcRateRefusal } from "./transport.ts";
+import type { PublicOrigin } from "../http/context.ts";
 
 /** What the endpoint needs. */
 export interface A2AHandlerDependencies {
   /** The intake shared with the native protocol. */
   readonly intake: Intake;
   /** The public origin for a request (receipt status URLs). */
-  readonly origin: (request: Request, url: URL) => string;
+  readonly origin: PublicOrigin;
   /** The per-source submission budget `SendMessage` spends; none when it is `off`. */
   readonly submissionLimiter?: RateLimiter;
   /**
@@ -56,7 +57,7 @@ export interface A2AHandlerDependencies {
  * import { realIntake } from "../../tests/support/intake.ts";
  * import { contextFor } from "../../tests/support/context.ts";
  *
- * const handler = a2aHandler({ intake: await realIntake(), origin: (_request, url) => url.origin });
+ * const handler = a2aHandler({ intake: await realIntake(), origin: (context) => context.url.origin });
  * const context = contextFor("/a2a/v1", {
  *   method: "POST",
  *   headers: { "content-type": "application/json", "a2a-version": "1.0" },
@@ -109,7 +110,7 @@ export function a2aHandler(deps: A2AHandlerDependencies): RouteHandler {
       }
       const outcome = await method(envelope.request.params, {
         intake: deps.intake,
-        origin: deps.origin(context.request, context.url),
+        origin: deps.origin(context),
         source: context.source,
       });
       context.log.outcome = outcome.outcome;

@@ -13,6 +13,8 @@ export interface Context {
   readonly url: URL;
   /** The peer address the runtime saw (the entry file's fact), if any. */
   readonly remoteAddress: string | undefined;
+  /** The path the Beacon is mounted under (`/beacon`), or `""` at the root. */
+  readonly basePath: string;
   /** Time the request arrived, in epoch milliseconds, from the configured clock. */
   readonly startedAt: number;
   /** The rate-limit key of the sender (IPv4 /32, IPv6 /64), set by the source middleware. */
@@ -24,6 +26,13 @@ export interface Context {
   /** What the request log reports: never content, never a raw address. */
   log: RequestLog;
 }
+
+/**
+ * The public URL the Beacon answers under for a request (origin and mount path, no trailing
+ * slash): what documents, receipts and status URLs are built from. `publicUrl` when configured,
+ * else the request's trusted origin and the mount path.
+ */
+export type PublicOrigin = (context: Context) => string;
 
 /**
  * What became of a request, for the operator's log: `accepted` (a new submission stored),

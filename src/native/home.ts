@@ -25,6 +25,7 @@ import { prepareText, serveDocument } from "../http/cacheable.ts";
 import type { RouteHandler } from "../http/route.ts";
 import { BEACON_DESCRIPTION, IDENTITY_STATEMENT } from "./discovery.ts";
 import { docUrl } from "./docs.ts";
+import type { PublicOrigin } from "../http/context.ts";
 
 /** Media type of the page. */
 export const HOME_CONTENT_TYPE = "text/html; charset=utf-8";
@@ -82,9 +83,9 @@ names ${code(`GET ${origin}${STATUS_PATH}`)} for its status.</li>
 const STARTED = new Date(Math.floor(Date.now() / 1000) * 1000);
 
 /** The `GET /` route handler, for the public origin `origin` gives for a request. */
-export function homeHandler(origin: (request: Request, url: URL) => string): RouteHandler {
+export function homeHandler(origin: PublicOrigin): RouteHandler {
   return async (context) => {
-    const page = await prepareText(homePage(origin(context.request, context.url)), {
+    const page = await prepareText(homePage(origin(context)), {
       lastModified: STARTED,
       maxAgeSeconds: 300,
       contentType: HOME_CONTENT_TYPE,

@@ -17,6 +17,7 @@ import { checkIdentity, type IdentityCheck } from "../message/identity.ts";
 import { checkMessage } from "../message/schema.ts";
 import { parseMediaType } from "../http/media_type.ts";
 import { nativeReceipt, statusUrl } from "./receipt.ts";
+import type { PublicOrigin } from "../http/context.ts";
 
 /** `Idempotency-Key` values: 1–128 visible ASCII characters (our bound; stored, never echoed). */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
@@ -25,7 +26,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 export interface SubmitDependencies {
   readonly intake: Intake;
   /** The public origin for `Location` and the status URL. */
-  readonly origin: (request: Request, url: URL) => string;
+  readonly origin: PublicOrigin;
 }
 
 /** Turns the request into what the intake stores, or throws the refusal. */
@@ -97,7 +98,7 @@ export function submitHandler(dependencies: SubmitDependencies): RouteHandler {
       context.body ?? new Uint8Array(0),
       context.source,
     );
-    const origin = dependencies.origin(context.request, context.url);
+    const origin = dependencies.origin(context);
     let accepted;
     try {
       accepted = await dependencies.intake.accept(input);

@@ -32,7 +32,7 @@ Deno.test("a2aHandler() answers a StorageError with -32603 UNAVAILABLE and tells
   const heard: unknown[] = [];
   const handler = a2aHandler({
     intake: await realIntake({ closed: true }),
-    origin: (_request, url) => url.origin,
+    origin: (context) => context.url.origin,
     onError: (error) => heard.push(error),
   });
   for (
@@ -66,7 +66,7 @@ Deno.test("a2aHandler() answers an unexpected error with a fixed -32603 and surv
       signReceipts: () =>
         Promise.reject(new TypeError("Cannot read properties of undefined (reading 'token-xyz')")),
     }),
-    origin: (_request, url) => url.origin,
+    origin: (context) => context.url.origin,
     onError: () => {
       throw new Error("the hook itself fails");
     },
@@ -81,7 +81,7 @@ Deno.test("a2aHandler() answers an unexpected error with a fixed -32603 and surv
 Deno.test("a2aHandler() checks media type, then parse, then envelope, then version", async () => {
   const handler = a2aHandler({
     intake: await realIntake(),
-    origin: (_request, url) => url.origin,
+    origin: (context) => context.url.origin,
   });
   const codeOf = async (ctx: Context) => (await (await handler(ctx)).json()).error.code;
   // Each request breaks every later rule too; the first rule in the order decides.

@@ -6,6 +6,8 @@
  * on Node), run on a loopback port, and sent a real A2A `SendMessage`, which must be answered
  * `200` with a task. Bun runs TypeScript without checking it, so its projects are only run.
  */
+import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
+import { Role, type SendMessageRequest, TaskState } from "@a2a-js/sdk";
 import { assert, assertStrictEquals } from "../support/assert.ts";
 import { build } from "../../scripts/build.ts";
 import { childEnvironment } from "../../scripts/runtimes.ts";
@@ -159,10 +161,44 @@ for (const project of projects) {
         stderr: "piped",
       }).spawn();
       const mounted = project.name === "node" || project.name.startsWith("hono") ? "/beacon" : "";
-      const { status, body } = await sendMessage(`http://127.0.0.1:${port}${mounted}/a2a/v1`);
+      const base = `http://127.0.0.1:${port}${mounted}`;
+      const { status, body } = await sendMessage(`${base}/a2a/v1`);
       assertStrictEquals(status, 200, JSON.stringify(body));
       const task = (body.result as { task?: { id?: unknown; status?: { state?: unknown } } })?.task;
       assert(typeof task?.id === "string", `a task: ${JSON.stringify(body)}`);
+      // The official SDK, given the mounted card, follows the URL the card names: one without the
+      // prefix would fail here. (`""`: the first argument is the card's whole URL.)
+      const client = await new ClientFactory({
+        transports: [new JsonRpcTransportFactory()],
+      }).createFromUrl(`${base}/.well-known/agent-card.json`, "");
+      const card = await client.getAgentCard();
+      assertStrictEquals(card.supportedInterfaces[0].url, `${base}/a2a/v1`);
+      const request: SendMessageRequest = {
+        tenant: "",
+        message: {
+          messageId: crypto.randomUUID(),
+          contextId: "",
+          taskId: "",
+          role: Role.ROLE_USER,
+          parts: [{
+            content: { $case: "text", value: "through the mounted card" },
+            metadata: undefined,
+            filename: "",
+            mediaType: "",
+          }],
+          metadata: undefined,
+          extensions: [],
+          referenceTaskIds: [],
+        },
+        configuration: undefined,
+        metadata: undefined,
+      };
+      const sent = await client.sendMessage(request);
+      const submitted = sent as { id?: unknown; status?: { state?: unknown } };
+      assert(typeof submitted.id === "string", JSON.stringify(sent));
+      assertStrictEquals(submitted.status?.state, TaskState.TASK_STATE_SUBMITTED);
+      const discovery = await (await fetch(`${base}/.well-known/autonomous-agent`)).json();
+      assertStrictEquals(discovery.endpoints.submit, `${base}/beacon/0.1/submissions`);
     } finally {
       if (server !== undefined) {
         server.kill("SIGTERM");

@@ -314,3 +314,27 @@ Deno.test("a foreign Host never gets a signed card naming it (real server)", asy
     },
   );
 });
+
+Deno.test("the embedding API: a basePath the caller stripped is in every published URL; publicUrl wins; anything but a path is ignored", async () => {
+  const discovery = async (options: { publicUrl?: string }, basePath?: string) => {
+    const beacon = createBeacon({ database: { url: ":memory:" }, rateLimit: "off", ...options });
+    try {
+      const response = await beacon.fetch(
+        new Request("http://example.test/.well-known/autonomous-agent"),
+        { remoteAddress: "192.0.2.1", basePath },
+      );
+      return (await response.json()).endpoints.submit as string;
+    } finally {
+      await beacon.close();
+    }
+  };
+  assertEquals(await discovery({}, "/beacon"), "http://example.test/beacon/beacon/0.1/submissions");
+  assertEquals(await discovery({}, "/a/b"), "http://example.test/a/b/beacon/0.1/submissions");
+  assertEquals(
+    await discovery({ publicUrl: "https://public.example/in" }, "/beacon"),
+    "https://public.example/in/beacon/0.1/submissions",
+  );
+  for (const odd of ["beacon", "/beacon/", "/x?y=1", "/x#f", "//evil.example", "/a b", ""]) {
+    assertEquals(await discovery({}, odd), "http://example.test/beacon/0.1/submissions", odd);
+  }
+});

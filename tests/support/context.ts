@@ -23,6 +23,7 @@ export function contextFor(path = "/", options: ContextOptions = {}): Context {
     request: new Request(url, { method: options.method ?? "GET", headers: options.headers }),
     url,
     remoteAddress: options.remoteAddress,
+    basePath: "",
     startedAt: 0,
     source: options.remoteAddress ?? "unknown",
     params: {},

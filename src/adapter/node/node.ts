@@ -278,6 +278,8 @@ export function toNodeListener(
       answer = handler(request, {
         remoteAddress: incoming.socket.remoteAddress ?? null, // undefined once the socket closed
         scheme: request.url.startsWith("https:") ? "https" : "http",
+        // The prefix this listener strips: the Beacon's published URLs carry it.
+        basePath: normalisePrefix(options.prefix),
       });
     } catch (error) {
       answer = Promise.reject(error);
