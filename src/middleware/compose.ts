@@ -20,7 +20,10 @@ import type { Context } from "../http/context.ts";
 /** A middleware: answer, or call `next` to pass the request on. */
 export type Middleware = (context: Context, next: () => Promise<Response>) => Promise<Response>;
 
-/** Composes middleware into one function; the last `next` answers `404 not_found`-style. */
+/**
+ * Composes middleware in front of `terminal` (the router, in src/handler.ts): each middleware
+ * answers or calls `next`, and the last `next` hands the request to `terminal`.
+ */
 export function compose(
   middleware: readonly Middleware[],
   terminal: (context: Context) => Promise<Response>,
