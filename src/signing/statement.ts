@@ -1,7 +1,10 @@
 /**
- * The bytes the Beacon signs: a domain-separation prefix (`beacon/0.1 receipt`, `… receipt
- * batch`, `… checkpoint`, each ending in a line feed) followed by the RFC 8785 form of the signed
- * members, as UTF-8. The prefix keeps a signature of one kind from ever verifying as another.
+ * The bytes the Beacon signs as JSON statements: a domain-separation prefix (`beacon/0.1 receipt`,
+ * `… receipt batch`, `… checkpoint`, `… redaction`, `… rotation`, each ending in a line feed)
+ * followed by the RFC 8785 form of the signed members, as UTF-8. The prefix keeps a signature of
+ * one kind from ever verifying as another. (Checkpoint notes are signed as C2SP signed notes
+ * instead, note.ts: a note's body cannot start with one of these prefixes, since its first line
+ * is the log's origin, which holds no space.)
  *
  * @module
  */
