@@ -143,7 +143,7 @@ export class Database {
     } catch (error) {
       throw new StorageError(error);
     }
-    const { EmbeddedConnection } = await import("./embedded.ts");
+    const { EmbeddedConnection } = await import("./connection/embedded/checked_connection.ts");
     return {
       token,
       tokens: async () =>
