@@ -45,6 +45,11 @@ export interface Connection {
   readonly abandonCommit?: () => void;
   /** The database file, for an embedded file database (what the file guard watches). */
   readonly file?: string;
+  /**
+   * Runs one read on {@linkcode Connection.file} as it is on disk, WAL aside (the file guard's
+   * check that the file is still the database this process opened); present with `file`.
+   */
+  readonly readFileOnDisk?: (sql: string) => Promise<Record<string, unknown>[]>;
   /** Closes what the connection opened (the general-purpose client is its opener's to close). */
   close(): Promise<void>;
 }

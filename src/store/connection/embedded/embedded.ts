@@ -26,12 +26,16 @@ export async function embeddedConnection(config: DatabaseConfig): Promise<Connec
     connection.close();
     throw error;
   }
+  const file = fileOf(config.url);
   return {
     read: (sql, args) => connection.all(sql, args),
     commit: thread !== undefined
       ? (rows, _deadline, batch) => thread.commit(rows, batch)
       : (rows, _deadline, batch) => connection.commit(rows, batch),
-    file: fileOf(config.url),
+    file,
+    readFileOnDisk: file === undefined
+      ? undefined
+      : (sql) => EmbeddedConnection.readFile(file, sql),
     close: async () => {
       await thread?.close();
       connection.close();
