@@ -50,7 +50,6 @@ export {
 } from "./key_history.ts";
 export {
   canonicalRotationBytes,
-  ROTATION_COLUMNS,
   ROTATION_CONTEXT,
   type RotationFields,
   rotationFromRow,
@@ -82,7 +81,6 @@ export {
 } from "./receipt.ts";
 export {
   canonicalCheckpointBytes,
-  CHECKPOINT_COLUMNS,
   CHECKPOINT_CONTEXT,
   type CheckpointFields,
   checkpointFromRow,

@@ -22,7 +22,7 @@ import { parseSigningKey, type SigningKey, signingKeyFromSeed } from "../signing
 import { latestHeadKey, SigningKeyChanged } from "../signing/key_change.ts";
 import { KeyHistory, validRotations } from "../signing/key_history.ts";
 import { IntakeSignatures } from "../signing/log_audit.ts";
-import { type RotationStatement, signRotation } from "../signing/rotation.ts";
+import { rotationFromRow, type RotationStatement, signRotation } from "../signing/rotation.ts";
 import { LogRows, type Statements } from "../store/log_rows.ts";
 import { signedFieldsOf, storedSignatureOf } from "../store/rows.ts";
 
@@ -109,7 +109,7 @@ export async function continueLog(
 ): Promise<RotationStatement | undefined> {
   const { statements, key, previousKeys, origin, now } = options;
   const rows = new LogRows(statements);
-  let rotations = await validRotations(await rows.rotations(), origin);
+  let rotations = await validRotations((await rows.rotations()).map(rotationFromRow), origin);
   for (const { statement } of rotations.values()) {
     if (statement.previousKey === key.publicKey) {
       throw new SigningKeyChanged(
@@ -121,7 +121,7 @@ export async function continueLog(
     }
   }
   const history = KeyHistory.endingAt(key.publicKey, rotations);
-  let latest = await latestHeadKey(statements);
+  let latest = await latestHeadKey(rows);
   if (latest === undefined && !history.ranges.some((range) => range.retiredBy !== undefined)) {
     const signer = await lastRowKey(rows, previousKeys);
     if (signer !== undefined && signer.publicKey !== key.publicKey) latest = signer;
@@ -149,7 +149,7 @@ export async function continueLog(
     previous.key,
   );
   await rows.recordRotation(statement);
-  rotations = await validRotations(await rows.rotations(), origin);
+  rotations = await validRotations((await rows.rotations()).map(rotationFromRow), origin);
   const recorded = rotations.get(key.publicKey)?.statement;
   if (recorded === undefined || recorded.previousKey !== latest.publicKey) {
     // Another statement for this key stands (recorded by a writer, or for another previous key).

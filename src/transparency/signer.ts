@@ -71,6 +71,7 @@ import {
   LogWalk,
 } from "../signing/log_audit.ts";
 import { checkpointBody, checkpointNote, signCheckpointNote } from "../signing/note.ts";
+import { rotationFromRow } from "../signing/rotation.ts";
 import type { SignedReceiptFields } from "../signing/receipt.ts";
 import { entriesAt, inclusionProof, rangeHash, TILE_WIDTH, TileLog } from "../signing/tiles.ts";
 import { LogRows } from "../store/log_rows.ts";
@@ -269,7 +270,10 @@ export class LogSigner {
    */
   async #readHistory(): Promise<void> {
     const { key, origin } = this.#options;
-    const rotations = await validRotations(await this.#rows.rotations(), origin);
+    const rotations = await validRotations(
+      (await this.#rows.rotations()).map(rotationFromRow),
+      origin,
+    );
     const history = KeyHistory.endingAt(key.publicKey, rotations);
     if (history.ranges.length !== this.#history.ranges.length) {
       this.#history = history;
