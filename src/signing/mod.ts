@@ -74,9 +74,11 @@ export {
   receiptBatchRoot,
   receiptLeafHash,
   type ReceiptSignature,
+  receiptSignatureOf,
   type SignedReceiptFields,
   signReceipt,
   signReceipts,
+  type StoredReceiptSignature,
   verifyReceipt,
 } from "./receipt.ts";
 export {

@@ -26,6 +26,7 @@ export {
   INTAKE_SIGNATURES_FROM,
   signatureColumns,
   signatureJoin,
+  signedFieldsOf,
   type StoredSignature,
   storedSignatureOf,
   type SubmissionKind,

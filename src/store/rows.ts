@@ -6,7 +6,6 @@
  * @module
  */
 import { sha256Hex } from "../bytes.ts";
-import { receiptSignatureInBatch, type SignedReceiptFields } from "../signing/receipt.ts";
 
 /** Which protocol a submission arrived through. */
 export type Surface = "native" | "a2a";
@@ -52,15 +51,18 @@ export interface SubmissionSummary {
   readonly digest: string;
   readonly identityFingerprint?: string;
   readonly identityVerified?: boolean;
-  /** The receipt signature stored at intake (migration 9), where the lookup reads it. */
+  /**
+   * The receipt signature stored at intake (migration 9), as it is kept, where the lookup reads
+   * it: signing's `receiptSignatureOf` turns it into the receipt's.
+   */
   readonly signature?: StoredSignature;
 }
 
 /**
- * A receipt's signature exactly as the receipt carried it (`signature`, and for a batch signature
+ * A receipt's signature exactly as the receipt carries it (`signature`, and for a batch signature
  * `batch`: docs/protocol-0.1.md §6.3-6.4; src/signing/receipt.ts `ReceiptSignature`).
  */
-export interface StoredSignature {
+export interface CarriedSignature {
   /** Ed25519, unpadded base64url: over the receipt, or over its batch's root with `batch`. */
   readonly signature: string;
   /** The receipt's inclusion proof in the signed batch. */
@@ -70,6 +72,40 @@ export interface StoredSignature {
     readonly path: readonly string[];
   };
 }
+
+/**
+ * A row's receipt signature kept in its own row of `receipt_signatures` (schema version 9): as
+ * the receipt carried it.
+ */
+export interface StoredOwnSignature extends CarriedSignature {
+  readonly form: "receipt";
+}
+
+/**
+ * A row's receipt signature kept in the row of `receipt_batches` whose range holds it (schema
+ * version 11): the batch's leaves and one signature, the `seq`s of its first and last stored
+ * rows, and the row's own `seq`. The receipt's proof is not stored; signing rebuilds it.
+ */
+export interface StoredBatchSignature {
+  readonly form: "batch";
+  /** The batch's one signature. */
+  readonly signature: string;
+  /** The receipts' RFC 6962 leaf hashes, 32 bytes each, in batch order. */
+  readonly leaves: Uint8Array;
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  /** The `seq` of the row whose signature this is. */
+  readonly seq: number;
+}
+
+/**
+ * A row's receipt signature in the form the store keeps it (either form); signing's
+ * `receiptSignatureOf` (src/signing/receipt.ts) turns it into the one the receipt carried.
+ */
+export type StoredSignature = StoredOwnSignature | StoredBatchSignature;
+
+/** The five signed members as a row reads now: its `kind` is whatever text the row holds. */
+export type SignedFieldsAsRead = Omit<SignedFields, "kind"> & { readonly kind: string };
 
 /** The five members of a row's receipt that its signature covers (protocol §6.2). */
 export interface SignedFields {
@@ -109,7 +145,7 @@ export interface PendingRow {
 export interface BatchSignature {
   /** The receipts' RFC 6962 leaf hashes, 32 bytes each, in batch order. */
   readonly leaves: Uint8Array;
-  /** The batch's one signature (src/signing/receipt.ts `SignedBatch`). */
+  /** The batch's one signature (the receipt signer's, `SignedReceipts` in store.ts). */
   readonly signature: string;
 }
 
@@ -215,7 +251,7 @@ export const INTAKE_SIGNATURES_FROM = "SELECT (SELECT value FROM log_settings " 
  * `digest`, `kind`, `size`): what its stored signature, or what this process committed, is
  * checked against.
  */
-export function signedFieldsOf(row: Record<string, unknown>): SignedReceiptFields {
+export function signedFieldsOf(row: Record<string, unknown>): SignedFieldsAsRead {
   return {
     id: String(row.id),
     receivedAt: String(row.received_at),
@@ -226,18 +262,17 @@ export function signedFieldsOf(row: Record<string, unknown>): SignedReceiptField
 }
 
 /**
- * The stored signature of a row read with {@linkcode signatureColumns} and the five signed
- * members (`id`, `received_at`, `digest`, `size`, `kind`); undefined when it has none. A
- * per-receipt signature comes back as stored (a malformed path as it reads: a verifier then
- * reports that it does not verify). A batch's is rebuilt from its leaves for this row's receipt;
- * when the row's receipt is not among them (the row changed since it was signed), it comes back
- * with no place in the batch, so that it verifies nowhere.
+ * The stored signature of a row read with {@linkcode signatureColumns}, in the form it is kept;
+ * undefined when it has none. A per-receipt signature comes back as the receipt carried it (a
+ * malformed path as it reads: a verifier then reports that it does not verify). A batch's comes
+ * back as its row holds it, with this row's `seq`: signing's `receiptSignatureOf`
+ * (src/signing/receipt.ts) finds the receipt's place among the leaves and rebuilds its proof.
  */
 export function storedSignatureOf(row: Record<string, unknown>): StoredSignature | undefined {
   const signature = row.receipt_signature;
   if (signature === null || signature === undefined) return batchSignatureOf(row);
   if (row.receipt_batch_size === null || row.receipt_batch_size === undefined) {
-    return { signature: String(signature) };
+    return { form: "receipt", signature: String(signature) };
   }
   let path: unknown;
   try {
@@ -246,6 +281,7 @@ export function storedSignatureOf(row: Record<string, unknown>): StoredSignature
     path = [];
   }
   return {
+    form: "receipt",
     signature: String(signature),
     batch: {
       size: Number(row.receipt_batch_size),
@@ -256,7 +292,7 @@ export function storedSignatureOf(row: Record<string, unknown>): StoredSignature
 }
 
 /** {@linkcode storedSignatureOf} for a row whose batch holds its signature (version 11). */
-function batchSignatureOf(row: Record<string, unknown>): StoredSignature | undefined {
+function batchSignatureOf(row: Record<string, unknown>): StoredBatchSignature | undefined {
   const signature = row.batch_signature;
   if (signature === null || signature === undefined) return undefined;
   const leaves = row.batch_leaves instanceof ArrayBuffer
@@ -264,18 +300,14 @@ function batchSignatureOf(row: Record<string, unknown>): StoredSignature | undef
     : row.batch_leaves instanceof Uint8Array
     ? row.batch_leaves
     : new Uint8Array(0);
-  const batch = { leaves, signature: String(signature) };
-  const offset = Number(row.signed_seq) - Number(row.batch_first_seq);
-  const rows = Number(row.batch_last_seq) - Number(row.batch_first_seq) + 1;
-  // Receipts turned away in the same commit have leaves and no rows: a row's place is at least
-  // its offset among the rows, and at most that many places further.
-  const found = receiptSignatureInBatch(
-    signedFieldsOf(row),
-    batch,
-    offset,
-    offset + leaves.length / 32 - rows,
-  );
-  return found ?? { signature: batch.signature, batch: { size: 0, index: -1, path: [] } };
+  return {
+    form: "batch",
+    signature: String(signature),
+    leaves,
+    firstSeq: Number(row.batch_first_seq),
+    lastSeq: Number(row.batch_last_seq),
+    seq: Number(row.signed_seq),
+  };
 }
 
 /** The row to insert for `submission`; `keyWindowStart` turns on the idempotency check. */

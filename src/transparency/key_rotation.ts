@@ -24,7 +24,7 @@ import { KeyHistory, validRotations } from "../signing/key_history.ts";
 import { IntakeSignatures } from "../signing/log_audit.ts";
 import { rotationFromRow, type RotationStatement, signRotation } from "../signing/rotation.ts";
 import { LogRows, type Statements } from "../store/log_rows.ts";
-import { signedFieldsOf, storedSignatureOf } from "../store/rows.ts";
+import { signedRowOf } from "./signed_row.ts";
 
 /** What {@linkcode continueLog} needs. */
 export interface ContinuityOptions {
@@ -72,6 +72,7 @@ async function lastRowKey(
   if (last === 0 || entries.length === 0) return undefined;
   const [row] = await rows.signedRows(last, last);
   if (row === undefined) return undefined;
+  const signed = signedRowOf(row);
   for (const entry of entries) {
     // An entry is a public key, or a seed whose public key it derives (see `named`).
     const candidates = [entry];
@@ -83,7 +84,7 @@ async function lastRowKey(
     for (const publicKey of candidates) {
       if (fromBase64url(publicKey)?.length !== 32) continue;
       const check = new IntakeSignatures([publicKey]);
-      if (await check.verifies(signedFieldsOf(row), storedSignatureOf(row))) {
+      if (await check.verifies(signed.fields, signed.stored)) {
         return { publicKey, fingerprint: await fingerprintOf(publicKey) };
       }
     }

@@ -76,7 +76,8 @@ import type { SignedReceiptFields } from "../signing/receipt.ts";
 import { entriesAt, inclusionProof, rangeHash, TILE_WIDTH, TileLog } from "../signing/tiles.ts";
 import { LogRows } from "../store/log_rows.ts";
 import type { Statements } from "../store/log_rows.ts";
-import { signedFieldsOf, storedSignatureOf } from "../store/rows.ts";
+import { signedFieldsOf } from "../store/rows.ts";
+import { signedRowOf } from "./signed_row.ts";
 import { TileReader } from "./tile_reader.ts";
 
 /**
@@ -582,11 +583,7 @@ export class LogSigner {
         if (finding?.kind === "unacknowledged" || future) {
           if (this.#withheld !== seq) {
             this.#withheld = seq;
-            const retired = future ? undefined : await this.#intake.retiredSigner({
-              seq,
-              fields: signedFieldsOf(row),
-              stored: storedSignatureOf(row),
-            });
+            const retired = future ? undefined : await this.#intake.retiredSigner(signedRowOf(row));
             this.#options.onIgnored?.(
               new TreeHeadWithheld(
                 seq,
@@ -636,11 +633,7 @@ export class LogSigner {
     // A row gone or changed since the page was read is judged as it reads now.
     const checked = unknown.map((at) => bySeq.get(Number(rows[at].seq)));
     const present = checked.filter((row) => row !== undefined);
-    const results = await this.#intake.verifiesAll(present.map((row) => ({
-      seq: Number(row.seq),
-      fields: signedFieldsOf(row),
-      stored: storedSignatureOf(row),
-    })));
+    const results = await this.#intake.verifiesAll(present.map(signedRowOf));
     let next = 0;
     unknown.forEach((at, i) => {
       const row = checked[i];
