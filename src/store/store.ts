@@ -6,8 +6,8 @@
  * How a row gets committed, in three hops: {@linkcode SubmissionStore.append} queues it with the
  * {@linkcode GroupCommitter}, which hands a batch to this store's commit, which signs the batch's
  * receipts and writes the rows with their signatures in one transaction on the database's
- * connection (one file per kind, src/store/connection/: an embedded checked connection, on this
- * thread or the writer thread, or one Hrana batch on a remote database).
+ * connection (one home per kind under src/store/connection/: embedded/, a checked connection on
+ * this thread or the writer thread; remote/, one Hrana batch on a remote database; memory.ts).
  *
  * The receipt signer is given when the store is made ({@linkcode StoreOptions}), never installed
  * later: a store signs every receipt it commits, or none. Because the Beacon's key is a secret of
