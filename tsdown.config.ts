@@ -10,8 +10,9 @@ export default {
     bun: "src/adapter/bun/bun.ts",
     workers: "src/adapter/workers/workers.ts",
     server: "src/adapter/node/server.ts",
-    // Loaded by URL at run time by src/store/writer_thread.ts, so it is an entry of its own.
-    writer_worker: "src/store/writer_worker.ts",
+    // Loaded by URL at run time by src/store/connection/embedded/writer_thread.ts, so it is an
+    // entry of its own.
+    writer_worker: "src/store/connection/embedded/writer_worker.ts",
     // The reviewer's tool (review/): the `beacon-review` bin is its launcher, which runs
     // review.mjs under Node's permission model.
     "beacon-review": "review/runtime/launch_node.ts",
@@ -49,7 +50,7 @@ export default {
   plugins: [{
     name: "beacon-writer-worker-url",
     transform(code: string, id: string) {
-      if (!id.endsWith("/src/store/writer_thread.ts")) return null;
+      if (!id.endsWith("/src/store/connection/embedded/writer_thread.ts")) return null;
       return code.replace('"./writer_worker.ts"', '"./writer_worker.mjs"');
     },
   }],

@@ -73,7 +73,7 @@ async function loadSecrets(database: Database, options: ResolvedOptions) {
       options.signingKey,
       options.newSigningKey,
       // Never a new identity for a store whose log another key signed: restore that key instead.
-      () => refuseNewKeyForSignedStore(database.statements),
+      () => refuseNewKeyForSignedStore(new LogRows(database.statements)),
     );
     return {
       sourceHasher: new SourceHasher(salt),

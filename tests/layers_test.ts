@@ -30,9 +30,10 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   json: [],
   signing: ["bytes.ts", "json"],
   message: ["bytes.ts", "json", "signing"],
-  // The store keeps each batch's receipt leaves and signature, and rebuilds a receipt's proof
-  // from them with the signer's own Merkle code.
-  store: ["bytes.ts", "defaults.ts", "errors.ts", "signing", "timers.ts"],
+  // The store keeps each batch's receipt leaves and signature as stored; turning them into a
+  // receipt's signature and proof is signing's (`receiptSignatureOf`), so the store names none of
+  // signing's types: it defines the shapes it stores.
+  store: ["bytes.ts", "defaults.ts", "errors.ts", "timers.ts"],
   // The signed log: its signer, tiles read back, schedule and origin. Hashing and proofs are
   // signing's; every statement it runs is the store's (store/log_rows.ts).
   transparency: ["bytes.ts", "routes.ts", "signing", "store", "timers.ts"],

@@ -16,11 +16,8 @@ import {
   submissionPages,
   type SubmissionRow,
 } from "./queries.ts";
-import {
-  CHECKPOINT_COLUMNS,
-  checkpointFromRow,
-  type CheckpointRow,
-} from "../../src/signing/mod.ts";
+import { checkpointFromRow, type CheckpointRow } from "../../src/signing/mod.ts";
+import { CHECKPOINT_COLUMNS } from "../../src/store/mod.ts";
 
 export type { CheckpointRow };
 

@@ -11,13 +11,13 @@ import { keyFileBeside, readKeyFile } from "../../src/start/key_file.ts";
 import {
   fromBase64url,
   parseSigningKey,
-  ROTATION_COLUMNS,
   rotationFromRow,
   type RotationStatement,
   SIGNING_KEY_SECRET,
   type SigningKey,
   signingKeyFromSeed,
 } from "../../src/signing/mod.ts";
+import { ROTATION_COLUMNS } from "../../src/store/mod.ts";
 import type { Client } from "@libsql/client";
 import type { ReviewDatabase } from "./database.ts";
 import { CliError, type Context } from "../io.ts";

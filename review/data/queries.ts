@@ -12,10 +12,11 @@
  * @module
  */
 import type { Client, InValue } from "@libsql/client";
+import { type ReceiptSignature, receiptSignatureOf } from "../../src/signing/mod.ts";
 import {
   signatureColumns,
   signatureJoin,
-  type StoredSignature,
+  signedFieldsOf,
   storedSignatureOf,
   type SubmissionKind,
   type Surface,
@@ -100,7 +101,7 @@ export interface SubmissionRow {
   /** The redaction record, when the content was removed. */
   readonly redaction: Redaction | null;
   /** The receipt signature stored at intake (migration 9), null when none is stored. */
-  readonly receiptSignature: StoredSignature | null;
+  readonly receiptSignature: ReceiptSignature | null;
 }
 
 /** A row's stored facts in the review tool's JSON outputs (export, `list --json`), in order. */
@@ -272,7 +273,7 @@ function toRow(row: Record<string, unknown>): SubmissionRow {
       signature: nullableString(row.redaction_signature),
       publicKey: nullableString(row.redaction_key),
     },
-    receiptSignature: storedSignatureOf(row) ?? null,
+    receiptSignature: receiptSignatureOf(signedFieldsOf(row), storedSignatureOf(row)) ?? null,
   };
 }
 

@@ -5,9 +5,14 @@
  * real console over HTTP, a database upgraded from version 8, and a real sqld.
  */
 import { createClient } from "@libsql/client";
-import { signReceipts, verifyReceipt } from "../../src/signing/receipt.ts";
+import { receiptSignatureOf, signReceipts, verifyReceipt } from "../../src/signing/receipt.ts";
 import { hex } from "../../src/bytes.ts";
-import { signatureColumns, signatureJoin, storedSignatureOf } from "../../src/store/mod.ts";
+import {
+  signatureColumns,
+  signatureJoin,
+  signedFieldsOf,
+  storedSignatureOf,
+} from "../../src/store/mod.ts";
 import { encodeSeed, generateSeed, signingKeyFromSeed } from "../../src/signing/key.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "../../tests/support/assert.ts";
 import { serveBeacon } from "../../tests/support/in_process.ts";
@@ -61,7 +66,9 @@ async function stored(
       `FROM submissions s ${signatureJoin("s")} WHERE s.id = ?`,
     [id],
   );
-  const signature = row === undefined ? undefined : storedSignatureOf(row);
+  const signature = row === undefined
+    ? undefined
+    : receiptSignatureOf(signedFieldsOf(row), storedSignatureOf(row));
   return signature === undefined ? undefined : { ...signature };
 }
 

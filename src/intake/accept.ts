@@ -14,13 +14,17 @@
 import { IdempotencyKeyReusedError, StorageError, UnacknowledgedRowError } from "../errors.ts";
 import type {
   NewSubmission,
-  StoredSignature,
   SubmissionKind,
   SubmissionStore,
   SubmissionSummary,
   Surface,
 } from "../store/store.ts";
-import type { ReceiptBatchProof, SignedReceiptFields } from "../signing/receipt.ts";
+import {
+  type ReceiptBatchProof,
+  type ReceiptSignature,
+  receiptSignatureOf,
+  type SignedReceiptFields,
+} from "../signing/receipt.ts";
 import { sha256Digest } from "../bytes.ts";
 import { isReceiptId, newSubmissionIds } from "../ids.ts";
 import type { IdentityCheck } from "../message/identity.ts";
@@ -105,7 +109,7 @@ export interface IntakeOptions {
   readonly acknowledged?: (
     /** With the row's `seq` where read: after a key rotation it decides the key (docs/keys.md). */
     fields: SignedReceiptFields & { readonly seq?: number },
-    stored: StoredSignature | undefined,
+    stored: ReceiptSignature | undefined,
   ) => Promise<boolean>;
 }
 
@@ -115,14 +119,14 @@ type ReceiptFacts = Pick<SubmissionSummary, "id" | "receivedAt" | "surface" | "k
   readonly identityFingerprint?: string;
   readonly identityVerified?: boolean;
   /** The receipt signature stored with the row. */
-  readonly signature?: StoredSignature;
+  readonly signature?: ReceiptSignature;
 };
 
 /** The receipt of a stored submission: its facts, never its content. */
 function receiptOf(
   facts: Omit<ReceiptFacts, "size" | "signature">,
   size: number,
-  stored: StoredSignature | undefined,
+  stored: ReceiptSignature | undefined,
 ): Receipt {
   // One object, its members set in the receipt's order; no spread copies (every submission
   // builds one). An absent member is left out, not set to undefined.
@@ -146,7 +150,7 @@ function receiptOf(
 /** Sets a stored signature's receipt members: `signature`, and `batch` for a batch signature. */
 function withSignature(
   receipt: { -readonly [K in keyof Receipt]: Receipt[K] },
-  stored: StoredSignature | undefined,
+  stored: ReceiptSignature | undefined,
 ): Receipt {
   if (stored === undefined) return receipt;
   receipt.signature = stored.signature;
@@ -237,12 +241,13 @@ export class Intake {
     // re-signs, nor hands out, a receipt it did not give (threat model, the keyless writer).
     // A row stored before intake signatures existed (schema version 9) is refused too: its
     // idempotency window has long passed on every store that ran that version.
+    const signature = receiptSignatureOf(earlier, earlier.signature);
     const acknowledged = this.#options.acknowledged;
-    if (acknowledged === undefined || !await acknowledged(earlier, earlier.signature)) {
+    if (acknowledged === undefined || !await acknowledged(earlier, signature)) {
       throw new UnacknowledgedRowError();
     }
     const first = {
-      receipt: receiptOf(earlier, earlier.size, earlier.signature),
+      receipt: receiptOf(earlier, earlier.size, signature),
       contextId: earlier.contextId,
       replayed: true,
     };

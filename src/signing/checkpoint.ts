@@ -56,11 +56,9 @@ export interface CheckpointRow extends CheckpointFields {
   readonly publicKey: string;
 }
 
-/** The columns a {@linkcode CheckpointRow} is read from, in `SELECT` form. */
-export const CHECKPOINT_COLUMNS = "seq, tree_size, root_hash, created_at, signature, public_key";
-
 /**
- * A row of `checkpoints` (selected with {@linkcode CHECKPOINT_COLUMNS}) as a checkpoint.
+ * A row of `checkpoints` (selected with `CHECKPOINT_COLUMNS`, src/store/log_rows.ts) as a
+ * checkpoint.
  *
  * @example
  * ```ts

@@ -16,16 +16,17 @@
  * @module
  */
 import { fromBase64url } from "../bytes.ts";
-import { CHECKPOINT_COLUMNS, checkpointFromRow, verifyCheckpoint } from "./checkpoint.ts";
+import { checkpointFromRow, verifyCheckpoint } from "./checkpoint.ts";
 import { keyFingerprint } from "./ed25519.ts";
 import type { SigningKey } from "./key.ts";
 
 /** How many of the newest heads are looked at for one that verifies. */
 const NEWEST_HEADS = 16;
 
-/** Runs a read; `Database.statements` (src/store/database.ts) fits. */
+/** Reads the newest tree heads; the store's `LogRows` (src/store/log_rows.ts) fits. */
 export interface HeadReader {
-  run(sql: string, args?: Record<string, unknown>): Promise<Record<string, unknown>[]>;
+  /** Up to `limit` rows of `checkpoints`, newest first, as `checkpointFromRow` maps them. */
+  newestHeads(limit: number): Promise<readonly Record<string, unknown>[]>;
 }
 
 /**
@@ -82,10 +83,7 @@ export class SigningKeyNotFound extends Error {
 export async function latestHeadKey(
   reader: HeadReader,
 ): Promise<{ publicKey: string; fingerprint: string } | undefined> {
-  const rows = await reader.run(
-    `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints ORDER BY seq DESC LIMIT :limit`,
-    { limit: NEWEST_HEADS },
-  );
+  const rows = await reader.newestHeads(NEWEST_HEADS);
   for (const row of rows) {
     const head = checkpointFromRow(row);
     if (!await verifyCheckpoint(head.publicKey, head, head.signature).catch(() => false)) continue;

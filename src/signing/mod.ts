@@ -50,7 +50,6 @@ export {
 } from "./key_history.ts";
 export {
   canonicalRotationBytes,
-  ROTATION_COLUMNS,
   ROTATION_CONTEXT,
   type RotationFields,
   rotationFromRow,
@@ -75,14 +74,15 @@ export {
   receiptBatchRoot,
   receiptLeafHash,
   type ReceiptSignature,
+  receiptSignatureOf,
   type SignedReceiptFields,
   signReceipt,
   signReceipts,
+  type StoredReceiptSignature,
   verifyReceipt,
 } from "./receipt.ts";
 export {
   canonicalCheckpointBytes,
-  CHECKPOINT_COLUMNS,
   CHECKPOINT_CONTEXT,
   type CheckpointFields,
   checkpointFromRow,

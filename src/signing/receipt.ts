@@ -296,6 +296,55 @@ function proofsOf(
   }));
 }
 
+/**
+ * A row's receipt signature as the store keeps it (src/store/rows.ts `StoredSignature`): in its
+ * own row, as the receipt carried it; or as its batch's row, with the `seq`s of the batch's first
+ * and last stored rows and of this row.
+ */
+export type StoredReceiptSignature =
+  | { readonly form: "receipt"; readonly signature: string; readonly batch?: ReceiptBatchProof }
+  | {
+    readonly form: "batch";
+    readonly signature: string;
+    readonly leaves: Uint8Array;
+    readonly firstSeq: number;
+    readonly lastSeq: number;
+    readonly seq: number;
+  };
+
+/**
+ * The signature `receipt` carried, from its row's signature as the store keeps it. A per-receipt
+ * signature is as stored. A batch's is rebuilt from its leaves for this receipt
+ * ({@linkcode receiptSignatureInBatch}); when the receipt is not among them (its row changed
+ * since it was signed), it comes back with no place in the batch, so that it verifies nowhere.
+ *
+ * @param receipt The five signed members as the row reads now.
+ * @param stored The row's stored signature, if any.
+ * @returns The receipt's signature, or undefined when nothing is stored. Never throws.
+ */
+export function receiptSignatureOf(
+  receipt: SignedReceiptFields,
+  stored: StoredReceiptSignature | undefined,
+): ReceiptSignature | undefined {
+  if (stored === undefined) return undefined;
+  if (stored.form === "receipt") {
+    return stored.batch === undefined
+      ? { signature: stored.signature }
+      : { signature: stored.signature, batch: stored.batch };
+  }
+  const offset = stored.seq - stored.firstSeq;
+  const rows = stored.lastSeq - stored.firstSeq + 1;
+  // Receipts turned away in the same commit have leaves and no rows: a row's place is at least
+  // its offset among the rows, and at most that many places further.
+  const found = receiptSignatureInBatch(
+    receipt,
+    stored,
+    offset,
+    offset + stored.leaves.length / 32 - rows,
+  );
+  return found ?? { signature: stored.signature, batch: { size: 0, index: -1, path: [] } };
+}
+
 /** The last batch whose proofs were rebuilt: the rows of one batch are read together. */
 let rebuilt: { signature: string; leaves: Uint8Array; proofs: ReceiptSignature[] } | undefined;
 

@@ -131,11 +131,10 @@ export async function verifyRotation(
   return { valid: true, byPrevious: true };
 }
 
-/** The columns a {@linkcode RotationStatement} is read from, in `SELECT` form. */
-export const ROTATION_COLUMNS =
-  "previous_key, new_key, last_seq, log, created_at, new_signature, previous_signature";
-
-/** A row of `key_rotations` (selected with {@linkcode ROTATION_COLUMNS}) as a statement. */
+/**
+ * A row of `key_rotations` (selected with `ROTATION_COLUMNS`, src/store/log_rows.ts) as a
+ * statement.
+ */
 export function rotationFromRow(row: Record<string, unknown>): RotationStatement {
   return {
     previousKey: String(row.previous_key),

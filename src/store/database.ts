@@ -127,8 +127,8 @@ export class Database {
     randomBytes: (length: number) => Uint8Array<ArrayBuffer>,
     now: () => number,
   ): Promise<IdentityStamp | undefined> {
-    const path = this.connection.file;
-    if (path === undefined) return undefined;
+    const readFileOnDisk = this.connection.readFileOnDisk;
+    if (readFileOnDisk === undefined) return undefined;
     const token = Array.from(randomBytes(16), (byte) => byte.toString(16).padStart(2, "0"))
       .join("");
     try {
@@ -143,12 +143,12 @@ export class Database {
     } catch (error) {
       throw new StorageError(error);
     }
-    const { EmbeddedConnection } = await import("./embedded.ts");
     return {
       token,
       tokens: async () =>
-        (await EmbeddedConnection.readFile(path, "SELECT token FROM database_identity"))
-          .map((row) => String(row.token)),
+        (await readFileOnDisk("SELECT token FROM database_identity")).map((row) =>
+          String(row.token)
+        ),
       // On the checked connection, which never blocks the thread on a lock (the client's
       // connection would wait up to its busy timeout while another process holds the lock).
       settle: async () => void await this.query("PRAGMA wal_checkpoint(PASSIVE)", []),

@@ -33,7 +33,7 @@
  * long ago. So `commit` is given the call's deadline (epoch milliseconds, by this process's
  * clock) and must store nothing when it reaches the database after it: remote commits carry it
  * into the transaction, where the database's own clock checks it at execution time
- * (`BEFORE_DEADLINE`, src/store/rows.ts; docs/protocol-0.1.md §9.1). Every write of a call was
+ * (`BEFORE_DEADLINE`, src/store/connection/remote/sql.ts; docs/protocol-0.1.md §9.1). Every write of a call was
  * answered no earlier than the call was sent, and the call's deadline is at most one deadline
  * after any of those answers: a row not stored two deadlines after its answer never will be.
  *

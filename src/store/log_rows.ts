@@ -20,13 +20,24 @@
  *
  * @module
  */
-import { CHECKPOINT_COLUMNS } from "../signing/checkpoint.ts";
-import { ROTATION_COLUMNS, rotationFromRow, type RotationStatement } from "../signing/rotation.ts";
 import type { Database } from "./database.ts";
 import { INTAKE_SIGNATURES_FROM, signatureColumns, signatureJoin } from "./rows.ts";
 
 /** One statement at a time with a deadline (`Database.statements`). */
 export type Statements = Database["statements"];
+
+/**
+ * The columns of a signed tree head in `checkpoints`, in `SELECT` form: what signing's
+ * `checkpointFromRow` (src/signing/checkpoint.ts) maps a row from.
+ */
+export const CHECKPOINT_COLUMNS = "seq, tree_size, root_hash, created_at, signature, public_key";
+
+/**
+ * The columns of a rotation statement in `key_rotations`, in `SELECT` form: what signing's
+ * `rotationFromRow` (src/signing/rotation.ts) maps a row from.
+ */
+export const ROTATION_COLUMNS =
+  "previous_key, new_key, last_seq, log, created_at, new_signature, previous_signature";
 
 /** The columns of a head row as the log reads it: the JSON head's, then the note's. */
 export const HEAD_COLUMNS = `${CHECKPOINT_COLUMNS}, from_size, note_signature`;
@@ -41,6 +52,21 @@ export interface TileHeadRow {
   readonly rootHash: string;
   readonly noteSignature: string;
   readonly tiles: Uint8Array;
+}
+
+/**
+ * What {@linkcode LogRows.recordRotation} stores: a signed rotation statement's members
+ * (`RotationStatement`, src/signing/rotation.ts).
+ */
+export interface NewRotation {
+  readonly previousKey: string;
+  readonly newKey: string;
+  readonly lastSeq: number;
+  readonly log: string;
+  readonly createdAt: string;
+  readonly newSignature: string;
+  /** Absent when the previous key was not at hand to sign (stored as null). */
+  readonly previousSignature?: string;
 }
 
 /** What {@linkcode LogRows.appendHead} stores. */
@@ -147,13 +173,20 @@ export class LogRows {
     return row === undefined ? undefined : Number(row.seq);
   }
 
-  /** Every key rotation statement, oldest first (few: one per key change). */
-  async rotations(): Promise<RotationStatement[]> {
-    const rows = await this.#statements.run(
-      `SELECT ${ROTATION_COLUMNS} FROM key_rotations ORDER BY seq`,
-      {},
+  /**
+   * Every key rotation statement's row ({@linkcode ROTATION_COLUMNS}), oldest first (few: one
+   * per key change).
+   */
+  rotations(): Promise<Record<string, unknown>[]> {
+    return this.#statements.run(`SELECT ${ROTATION_COLUMNS} FROM key_rotations ORDER BY seq`, {});
+  }
+
+  /** Up to `limit` head rows (any key; {@linkcode CHECKPOINT_COLUMNS}), newest first. */
+  newestHeads(limit: number): Promise<Record<string, unknown>[]> {
+    return this.#statements.run(
+      `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints ORDER BY seq DESC LIMIT :limit`,
+      { limit },
     );
-    return rows.map(rotationFromRow);
   }
 
   /** The largest `seq` stored (0 for an empty log): a rotation's boundary. */
@@ -169,7 +202,7 @@ export class LogRows {
    * Records a rotation statement unless one for its new key is there already (another instance
    * recorded it first: the one recorded stands, and the caller reads it back).
    */
-  async recordRotation(statement: RotationStatement): Promise<void> {
+  async recordRotation(statement: NewRotation): Promise<void> {
     await this.#statements.run(
       "INSERT OR IGNORE INTO key_rotations (previous_key, new_key, last_seq, log, created_at, " +
         "new_signature, previous_signature) VALUES (:previous, :next, :last, :log, :createdAt, " +

@@ -20,11 +20,13 @@
 export { DEFAULT_DATABASE_URL } from "../defaults.ts";
 export { type DatabaseConfig, embeddedFilePath, isEmbedded, openClient } from "./client.ts";
 export { missingIndexProblem } from "./file_guard.ts";
+export { CHECKPOINT_COLUMNS, ROTATION_COLUMNS } from "./log_rows.ts";
 export { migrate } from "./migrations.ts";
 export {
   INTAKE_SIGNATURES_FROM,
   signatureColumns,
   signatureJoin,
+  signedFieldsOf,
   type StoredSignature,
   storedSignatureOf,
   type SubmissionKind,

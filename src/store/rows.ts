@@ -1,11 +1,11 @@
 /**
- * The `submissions` row: its types, the one column list, the insert statements and the row
- * mapper. Every reader and writer of the table (store, review tool) takes them from here.
+ * The `submissions` row: its types, the one column list, the reads and the row mapper. Every
+ * reader and writer of the table (store, review tool) takes them from here; each connection kind
+ * keeps its own insert statements (src/store/connection/embedded/sql.ts, remote/sql.ts).
  *
  * @module
  */
-import { hex, sha256Hex } from "../bytes.ts";
-import { receiptSignatureInBatch, type SignedReceiptFields } from "../signing/receipt.ts";
+import { sha256Hex } from "../bytes.ts";
 
 /** Which protocol a submission arrived through. */
 export type Surface = "native" | "a2a";
@@ -51,15 +51,18 @@ export interface SubmissionSummary {
   readonly digest: string;
   readonly identityFingerprint?: string;
   readonly identityVerified?: boolean;
-  /** The receipt signature stored at intake (migration 9), where the lookup reads it. */
+  /**
+   * The receipt signature stored at intake (migration 9), as it is kept, where the lookup reads
+   * it: signing's `receiptSignatureOf` turns it into the receipt's.
+   */
   readonly signature?: StoredSignature;
 }
 
 /**
- * A receipt's signature exactly as the receipt carried it (`signature`, and for a batch signature
+ * A receipt's signature exactly as the receipt carries it (`signature`, and for a batch signature
  * `batch`: docs/protocol-0.1.md §6.3-6.4; src/signing/receipt.ts `ReceiptSignature`).
  */
-export interface StoredSignature {
+export interface CarriedSignature {
   /** Ed25519, unpadded base64url: over the receipt, or over its batch's root with `batch`. */
   readonly signature: string;
   /** The receipt's inclusion proof in the signed batch. */
@@ -69,6 +72,40 @@ export interface StoredSignature {
     readonly path: readonly string[];
   };
 }
+
+/**
+ * A row's receipt signature kept in its own row of `receipt_signatures` (schema version 9): as
+ * the receipt carried it.
+ */
+export interface StoredOwnSignature extends CarriedSignature {
+  readonly form: "receipt";
+}
+
+/**
+ * A row's receipt signature kept in the row of `receipt_batches` whose range holds it (schema
+ * version 11): the batch's leaves and one signature, the `seq`s of its first and last stored
+ * rows, and the row's own `seq`. The receipt's proof is not stored; signing rebuilds it.
+ */
+export interface StoredBatchSignature {
+  readonly form: "batch";
+  /** The batch's one signature. */
+  readonly signature: string;
+  /** The receipts' RFC 6962 leaf hashes, 32 bytes each, in batch order. */
+  readonly leaves: Uint8Array;
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  /** The `seq` of the row whose signature this is. */
+  readonly seq: number;
+}
+
+/**
+ * A row's receipt signature in the form the store keeps it (either form); signing's
+ * `receiptSignatureOf` (src/signing/receipt.ts) turns it into the one the receipt carried.
+ */
+export type StoredSignature = StoredOwnSignature | StoredBatchSignature;
+
+/** The five signed members as a row reads now: its `kind` is whatever text the row holds. */
+export type SignedFieldsAsRead = Omit<SignedFields, "kind"> & { readonly kind: string };
 
 /** The five members of a row's receipt that its signature covers (protocol §6.2). */
 export interface SignedFields {
@@ -108,7 +145,7 @@ export interface PendingRow {
 export interface BatchSignature {
   /** The receipts' RFC 6962 leaf hashes, 32 bytes each, in batch order. */
   readonly leaves: Uint8Array;
-  /** The batch's one signature (src/signing/receipt.ts `SignedBatch`). */
+  /** The batch's one signature (the receipt signer's, `SignedReceipts` in store.ts). */
   readonly signature: string;
 }
 
@@ -120,10 +157,6 @@ export const INSERT_COLUMNS =
 /** The columns a receipt lookup reads (never the content). */
 export const SUMMARY_COLUMNS =
   "id, context_id, received_at, surface, kind, size, digest, identity_fingerprint, identity_verified";
-
-const PLACEHOLDERS = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
-/** {@linkcode PLACEHOLDERS} numbered, for a statement that refers to the values again. */
-const NUMBERED_PLACEHOLDERS = Array.from({ length: 14 }, (_, i) => `?${i + 1}`).join(", ");
 
 /**
  * The integer the idempotency index is keyed by (migration 8): the first 48 bits of the SHA-256
@@ -214,29 +247,11 @@ export const INTAKE_SIGNATURES_FROM = "SELECT (SELECT value FROM log_settings " 
   "UNION ALL SELECT MIN(first_seq) FROM receipt_batches)) AS first_signed";
 
 /**
- * Stores a batch's signature ({@linkcode BatchSignature}) in the transaction that inserted its
- * rows, `first_seq` to `last_seq`. Never `OR REPLACE` (see migrations.ts).
- */
-export const INSERT_BATCH =
-  "INSERT INTO receipt_batches (first_seq, last_seq, leaves, signature) VALUES (?, ?, ?, ?)";
-
-/**
- * {@linkcode INSERT_BATCH} for the rows the statement just before it inserted (one multi-row
- * insert, {@linkcode INSERT_BATCH_JSON}), without knowing their `seq`s: SQLite numbers the rows of
- * one statement consecutively, `last_insert_rowid()` is the last one's and `changes()` counts
- * them (neither counts rows written by triggers: sqlite.org/lang_corefunc.html#changes). When the
- * key check skipped every row, nothing was acknowledged and no batch row is stored.
- */
-export const INSERT_BATCH_AFTER_ROWS =
-  "INSERT INTO receipt_batches (first_seq, last_seq, leaves, signature) " +
-  "SELECT last_insert_rowid() - changes() + 1, last_insert_rowid(), ?, ? WHERE changes() > 0";
-
-/**
  * The five members a row's receipt signature covers, as the row reads now (`id`, `received_at`,
  * `digest`, `kind`, `size`): what its stored signature, or what this process committed, is
  * checked against.
  */
-export function signedFieldsOf(row: Record<string, unknown>): SignedReceiptFields {
+export function signedFieldsOf(row: Record<string, unknown>): SignedFieldsAsRead {
   return {
     id: String(row.id),
     receivedAt: String(row.received_at),
@@ -247,18 +262,17 @@ export function signedFieldsOf(row: Record<string, unknown>): SignedReceiptField
 }
 
 /**
- * The stored signature of a row read with {@linkcode signatureColumns} and the five signed
- * members (`id`, `received_at`, `digest`, `size`, `kind`); undefined when it has none. A
- * per-receipt signature comes back as stored (a malformed path as it reads: a verifier then
- * reports that it does not verify). A batch's is rebuilt from its leaves for this row's receipt;
- * when the row's receipt is not among them (the row changed since it was signed), it comes back
- * with no place in the batch, so that it verifies nowhere.
+ * The stored signature of a row read with {@linkcode signatureColumns}, in the form it is kept;
+ * undefined when it has none. A per-receipt signature comes back as the receipt carried it (a
+ * malformed path as it reads: a verifier then reports that it does not verify). A batch's comes
+ * back as its row holds it, with this row's `seq`: signing's `receiptSignatureOf`
+ * (src/signing/receipt.ts) finds the receipt's place among the leaves and rebuilds its proof.
  */
 export function storedSignatureOf(row: Record<string, unknown>): StoredSignature | undefined {
   const signature = row.receipt_signature;
   if (signature === null || signature === undefined) return batchSignatureOf(row);
   if (row.receipt_batch_size === null || row.receipt_batch_size === undefined) {
-    return { signature: String(signature) };
+    return { form: "receipt", signature: String(signature) };
   }
   let path: unknown;
   try {
@@ -267,6 +281,7 @@ export function storedSignatureOf(row: Record<string, unknown>): StoredSignature
     path = [];
   }
   return {
+    form: "receipt",
     signature: String(signature),
     batch: {
       size: Number(row.receipt_batch_size),
@@ -277,7 +292,7 @@ export function storedSignatureOf(row: Record<string, unknown>): StoredSignature
 }
 
 /** {@linkcode storedSignatureOf} for a row whose batch holds its signature (version 11). */
-function batchSignatureOf(row: Record<string, unknown>): StoredSignature | undefined {
+function batchSignatureOf(row: Record<string, unknown>): StoredBatchSignature | undefined {
   const signature = row.batch_signature;
   if (signature === null || signature === undefined) return undefined;
   const leaves = row.batch_leaves instanceof ArrayBuffer
@@ -285,115 +300,15 @@ function batchSignatureOf(row: Record<string, unknown>): StoredSignature | undef
     : row.batch_leaves instanceof Uint8Array
     ? row.batch_leaves
     : new Uint8Array(0);
-  const batch = { leaves, signature: String(signature) };
-  const offset = Number(row.signed_seq) - Number(row.batch_first_seq);
-  const rows = Number(row.batch_last_seq) - Number(row.batch_first_seq) + 1;
-  // Receipts turned away in the same commit have leaves and no rows: a row's place is at least
-  // its offset among the rows, and at most that many places further.
-  const found = receiptSignatureInBatch(
-    signedFieldsOf(row),
-    batch,
-    offset,
-    offset + leaves.length / 32 - rows,
-  );
-  return found ?? { signature: batch.signature, batch: { size: 0, index: -1, path: [] } };
+  return {
+    form: "batch",
+    signature: String(signature),
+    leaves,
+    firstSeq: Number(row.batch_first_seq),
+    lastSeq: Number(row.batch_last_seq),
+    seq: Number(row.signed_seq),
+  };
 }
-
-/** Inserts one row. */
-export const INSERT_ROW = `INSERT INTO submissions (${INSERT_COLUMNS}) VALUES (${PLACEHOLDERS})`;
-
-/**
- * Inserts one row unless a row from the same source with the same idempotency key was received
- * since the window start (the key check's parameters follow the values): the retry check happens
- * inside the commit, so an accepted submission costs no separate read.
- */
-export const INSERT_ROW_UNLESS_KEY_USED =
-  `INSERT INTO submissions (${INSERT_COLUMNS}) SELECT ${NUMBERED_PLACEHOLDERS} WHERE NOT EXISTS (
-    SELECT seq FROM submissions
-      WHERE idempotency_hash = ?14 AND source_hash = ?10 AND idempotency_key = ?13
-        AND received_at >= ?15
-    UNION ALL SELECT seq FROM submissions
-      WHERE idempotency_hash IS NULL AND source_hash = ?10 AND idempotency_key = ?13
-        AND received_at >= ?15)`;
-
-/**
- * The parameters of {@linkcode INSERT_ROW_UNLESS_KEY_USED}: the row's values, then the window
- * start. The key check there is {@linkcode KEY_USED_SEQS} with numbered parameters that name the
- * row's own hash (14), source hash (10) and key (13), so each value is bound once: the driver
- * converts every bound string on every insert, and the key and source hash are the longest
- * .
- */
-export function keyedInsertArgs(row: PendingRow): (string | number | null | Uint8Array)[] {
-  return [...row.values, row.keySince![3]];
-}
-
-/** The member of a row in {@linkcode INSERT_BATCH_JSON}'s array, by its place. */
-const member = (place: number) => `r.value ->> ${place}`;
-
-/**
- * The inserts of a whole batch as one short statement over one JSON array (`json_each`), for
- * remote databases, where one round trip per commit matters more than preparing once: the
- * database parses a constant statement and one string per commit, not a statement of 25
- * `SELECT`s with as many bound values per row. Each element is {@linkcode INSERT_COLUMNS}'s
- * values in order, then the key check's window start (null without one: `received_at >= NULL` is
- * never true, so nothing is skipped), then how the content is spelled, as JSON has no bytes:
- * `0` for its text, when it is UTF-8 without NUL (the content of every submission the Beacon
- * accepts; the text's UTF-8 is then exactly those bytes, `CAST … AS BLOB`), `1` for hex.
- * The key check is {@linkcode KEY_USED_SEQS} on the element's own members. Rows are inserted in
- * array order, so they get consecutive `seq`s in batch order; `RETURNING` names the rows
- * inserted and the `seq` each got.
- */
-export const INSERT_BATCH_JSON = `INSERT INTO submissions (${INSERT_COLUMNS})
-  SELECT ${member(0)}, ${member(1)}, ${member(2)}, ${member(3)}, ${member(4)}, ${member(5)},
-    CASE ${member(15)} WHEN 0 THEN CAST(${member(6)} AS BLOB) ELSE unhex(${member(6)}) END,
-    ${member(7)}, ${member(8)}, ${member(9)}, ${member(10)}, ${member(11)}, ${member(12)},
-    ${member(13)}
-  FROM json_each(?) AS r
-  WHERE NOT EXISTS (SELECT seq FROM submissions
-      WHERE idempotency_hash = ${member(13)} AND source_hash = ${member(9)}
-        AND idempotency_key = ${member(12)} AND received_at >= ${member(14)}
-    UNION ALL SELECT seq FROM submissions
-      WHERE idempotency_hash IS NULL AND source_hash = ${member(9)}
-        AND idempotency_key = ${member(12)} AND received_at >= ${member(14)})
-  ORDER BY r.key
-  RETURNING id, seq`;
-
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/** The content of an element of {@linkcode INSERT_BATCH_JSON} and how it is spelled. */
-function contentMember(content: Uint8Array): [string, 0 | 1] {
-  try {
-    const text = strictUtf8.decode(content);
-    if (!text.includes("\0")) return [text, 0];
-  } catch {
-    // not UTF-8: hex
-  }
-  return [hex(content), 1];
-}
-
-/** The argument of {@linkcode INSERT_BATCH_JSON} for `rows`. */
-export function insertBatchJson(rows: readonly PendingRow[]): string {
-  const elements = rows.map((row) => {
-    const values: unknown[] = row.values.slice();
-    const [content, spelling] = contentMember(row.values[6] as Uint8Array);
-    values[6] = content;
-    values.push(row.keySince?.[3] ?? null, spelling);
-    return values;
-  });
-  return JSON.stringify(elements);
-}
-
-/**
- * The last statement of a remote batch's transaction ({@linkcode INSERT_BATCH_JSON}): it fails, and
- * so rolls back the rows and their signatures, unless the database's own clock is still before
- * the parameter, the batch's deadline in epoch milliseconds (docs/protocol-0.1.md §9.1). A
- * network may deliver a statement long after the Beacon gave up on it and answered
- * `outcome_unknown`; the database then stores nothing, so a status that is still `404` after two
- * deadlines stays `404`. SQLite has no `RAISE` outside triggers: the failure is `abs()` of the
- * smallest integer, an "integer overflow" error (sqlite.org/lang_corefunc.html#abs).
- */
-export const BEFORE_DEADLINE = "SELECT abs(CASE WHEN unixepoch('subsec') * 1000 < ? " +
-  "THEN 0 ELSE -9223372036854775807 - 1 END) AS before_deadline";
 
 /** The row to insert for `submission`; `keyWindowStart` turns on the idempotency check. */
 export function pendingRow(submission: NewSubmission, keyWindowStart?: string): PendingRow {

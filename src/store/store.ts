@@ -6,8 +6,8 @@
  * How a row gets committed, in three hops: {@linkcode SubmissionStore.append} queues it with the
  * {@linkcode GroupCommitter}, which hands a batch to this store's commit, which signs the batch's
  * receipts and writes the rows with their signatures in one transaction on the database's
- * connection (one file per kind, src/store/connection/: an embedded checked connection, on this
- * thread or the writer thread, or one Hrana batch on a remote database).
+ * connection (one home per kind under src/store/connection/: embedded/, a checked connection on
+ * this thread or the writer thread; remote/, one Hrana batch on a remote database; memory.ts).
  *
  * The receipt signer is given when the store is made ({@linkcode StoreOptions}), never installed
  * later: a store signs every receipt it commits, or none. Because the Beacon's key is a secret of
@@ -22,21 +22,22 @@ import type { DatabaseConfig } from "./client.ts";
 import { Database } from "./database.ts";
 import { ConnectionStateError, DeadlineError, IndeterminateError, isBusy } from "./faults.ts";
 import { GroupCommitter } from "./group_commit.ts";
-import type { SignedBatch } from "../signing/receipt.ts";
 import {
+  type BatchSignature,
+  type CarriedSignature,
   FIND_BY_IDEMPOTENCY_KEY,
   keyCheckArgs,
   type NewSubmission,
   type PendingRow,
   pendingRow,
   type SignedFields,
-  type StoredSignature,
   type SubmissionSummary,
   SUMMARY_COLUMNS,
   toSummary,
 } from "./rows.ts";
 
 export type {
+  CarriedSignature,
   NewSubmission,
   StoredSignature,
   SubmissionKind,
@@ -47,11 +48,17 @@ export type {
 export { DEFAULT_DATABASE_TIMEOUT_MS } from "../defaults.ts";
 
 /**
- * Signs the receipts of rows committed together (`signReceipts` in src/signing/receipt.ts): each
- * receipt's signature, in order, and the batch's leaves and one signature, which the commit
- * stores beside the rows.
+ * The receipts of rows committed together as the receipt signer signed them: each receipt's
+ * signature, in order, and the batch's leaves and one signature, which the commit stores beside
+ * the rows (what `signReceipts` in src/signing/receipt.ts returns, its `SignedBatch`).
  */
-export type ReceiptSigner = (receipts: readonly SignedFields[]) => Promise<SignedBatch>;
+export interface SignedReceipts extends BatchSignature {
+  /** One per receipt, in batch order: its signature and, in a batch of several, its proof. */
+  readonly receipts: readonly CarriedSignature[];
+}
+
+/** Signs the receipts of rows committed together (`signReceipts` in src/signing/receipt.ts). */
+export type ReceiptSigner = (receipts: readonly SignedFields[]) => Promise<SignedReceipts>;
 
 /** How the store is made. */
 export interface StoreOptions {
@@ -83,7 +90,7 @@ export interface CommitObserver {
 /** What {@linkcode SubmissionStore.append} reports for a row it stored. */
 export interface Appended {
   /** The receipt's signature, stored with the row; absent when the store signs nothing. */
-  readonly signature?: StoredSignature;
+  readonly signature?: CarriedSignature;
 }
 
 /**
@@ -177,7 +184,7 @@ export class SubmissionStore {
     deadline: number,
   ): Promise<(Appended | undefined)[]> {
     const sign = this.#signReceipts;
-    let signed: SignedBatch | undefined;
+    let signed: SignedReceipts | undefined;
     const receipts = rows.map((row) => row.signed);
     try {
       signed = sign === undefined ? undefined : await sign(receipts);

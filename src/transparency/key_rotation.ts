@@ -22,9 +22,9 @@ import { parseSigningKey, type SigningKey, signingKeyFromSeed } from "../signing
 import { latestHeadKey, SigningKeyChanged } from "../signing/key_change.ts";
 import { KeyHistory, validRotations } from "../signing/key_history.ts";
 import { IntakeSignatures } from "../signing/log_audit.ts";
-import { type RotationStatement, signRotation } from "../signing/rotation.ts";
+import { rotationFromRow, type RotationStatement, signRotation } from "../signing/rotation.ts";
 import { LogRows, type Statements } from "../store/log_rows.ts";
-import { signedFieldsOf, storedSignatureOf } from "../store/rows.ts";
+import { signedRowOf } from "./signed_row.ts";
 
 /** What {@linkcode continueLog} needs. */
 export interface ContinuityOptions {
@@ -72,6 +72,7 @@ async function lastRowKey(
   if (last === 0 || entries.length === 0) return undefined;
   const [row] = await rows.signedRows(last, last);
   if (row === undefined) return undefined;
+  const signed = signedRowOf(row);
   for (const entry of entries) {
     // An entry is a public key, or a seed whose public key it derives (see `named`).
     const candidates = [entry];
@@ -83,7 +84,7 @@ async function lastRowKey(
     for (const publicKey of candidates) {
       if (fromBase64url(publicKey)?.length !== 32) continue;
       const check = new IntakeSignatures([publicKey]);
-      if (await check.verifies(signedFieldsOf(row), storedSignatureOf(row))) {
+      if (await check.verifies(signed.fields, signed.stored)) {
         return { publicKey, fingerprint: await fingerprintOf(publicKey) };
       }
     }
@@ -109,7 +110,7 @@ export async function continueLog(
 ): Promise<RotationStatement | undefined> {
   const { statements, key, previousKeys, origin, now } = options;
   const rows = new LogRows(statements);
-  let rotations = await validRotations(await rows.rotations(), origin);
+  let rotations = await validRotations((await rows.rotations()).map(rotationFromRow), origin);
   for (const { statement } of rotations.values()) {
     if (statement.previousKey === key.publicKey) {
       throw new SigningKeyChanged(
@@ -121,7 +122,7 @@ export async function continueLog(
     }
   }
   const history = KeyHistory.endingAt(key.publicKey, rotations);
-  let latest = await latestHeadKey(statements);
+  let latest = await latestHeadKey(rows);
   if (latest === undefined && !history.ranges.some((range) => range.retiredBy !== undefined)) {
     const signer = await lastRowKey(rows, previousKeys);
     if (signer !== undefined && signer.publicKey !== key.publicKey) latest = signer;
@@ -149,7 +150,7 @@ export async function continueLog(
     previous.key,
   );
   await rows.recordRotation(statement);
-  rotations = await validRotations(await rows.rotations(), origin);
+  rotations = await validRotations((await rows.rotations()).map(rotationFromRow), origin);
   const recorded = rotations.get(key.publicKey)?.statement;
   if (recorded === undefined || recorded.previousKey !== latest.publicKey) {
     // Another statement for this key stands (recorded by a writer, or for another previous key).

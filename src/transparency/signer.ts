@@ -71,11 +71,13 @@ import {
   LogWalk,
 } from "../signing/log_audit.ts";
 import { checkpointBody, checkpointNote, signCheckpointNote } from "../signing/note.ts";
+import { rotationFromRow } from "../signing/rotation.ts";
 import type { SignedReceiptFields } from "../signing/receipt.ts";
 import { entriesAt, inclusionProof, rangeHash, TILE_WIDTH, TileLog } from "../signing/tiles.ts";
 import { LogRows } from "../store/log_rows.ts";
 import type { Statements } from "../store/log_rows.ts";
-import { signedFieldsOf, storedSignatureOf } from "../store/rows.ts";
+import { signedFieldsOf } from "../store/rows.ts";
+import { signedRowOf } from "./signed_row.ts";
 import { TileReader } from "./tile_reader.ts";
 
 /**
@@ -269,7 +271,10 @@ export class LogSigner {
    */
   async #readHistory(): Promise<void> {
     const { key, origin } = this.#options;
-    const rotations = await validRotations(await this.#rows.rotations(), origin);
+    const rotations = await validRotations(
+      (await this.#rows.rotations()).map(rotationFromRow),
+      origin,
+    );
     const history = KeyHistory.endingAt(key.publicKey, rotations);
     if (history.ranges.length !== this.#history.ranges.length) {
       this.#history = history;
@@ -578,11 +583,7 @@ export class LogSigner {
         if (finding?.kind === "unacknowledged" || future) {
           if (this.#withheld !== seq) {
             this.#withheld = seq;
-            const retired = future ? undefined : await this.#intake.retiredSigner({
-              seq,
-              fields: signedFieldsOf(row),
-              stored: storedSignatureOf(row),
-            });
+            const retired = future ? undefined : await this.#intake.retiredSigner(signedRowOf(row));
             this.#options.onIgnored?.(
               new TreeHeadWithheld(
                 seq,
@@ -632,11 +633,7 @@ export class LogSigner {
     // A row gone or changed since the page was read is judged as it reads now.
     const checked = unknown.map((at) => bySeq.get(Number(rows[at].seq)));
     const present = checked.filter((row) => row !== undefined);
-    const results = await this.#intake.verifiesAll(present.map((row) => ({
-      seq: Number(row.seq),
-      fields: signedFieldsOf(row),
-      stored: storedSignatureOf(row),
-    })));
+    const results = await this.#intake.verifiesAll(present.map(signedRowOf));
     let next = 0;
     unknown.forEach((at, i) => {
       const row = checked[i];

@@ -1,5 +1,6 @@
 /** A key change is refused at start (src/signing/key_change.ts). */
 import { SubmissionStore } from "../../src/store/store.ts";
+import { LogRows } from "../../src/store/log_rows.ts";
 import { signingKeyFromSeed } from "../../src/signing/key.ts";
 import {
   refuseKeyChange,
@@ -37,9 +38,9 @@ Deno.test("refuseKeyChange() passes a new store and the key of the latest head",
   const store = await SubmissionStore.open({ url: ":memory:" });
   try {
     const a = await signingKeyFromSeed(seed(1));
-    await refuseKeyChange(store.database.statements, a);
+    await refuseKeyChange(new LogRows(store.database.statements), a);
     await appendHead(store, a);
-    await refuseKeyChange(store.database.statements, a);
+    await refuseKeyChange(new LogRows(store.database.statements), a);
   } finally {
     await store.close();
   }
@@ -54,14 +55,23 @@ Deno.test("refuseKeyChange() names the previous key's fingerprint and the settin
       error instanceof SigningKeyChanged && error.previousFingerprint === previous.fingerprint &&
       error.message.includes(previous.fingerprint) &&
       error.message.includes("BEACON_PREVIOUS_SIGNING_KEYS") && !error.message.includes("\n");
-    await assertRejects(() => refuseKeyChange(store.database.statements, b), refused(a));
+    await assertRejects(
+      () => refuseKeyChange(new LogRows(store.database.statements), b),
+      refused(a),
+    );
     // Heads under B after A's: going back to A is a change too.
     await appendHead(store, b);
-    await assertRejects(() => refuseKeyChange(store.database.statements, a), refused(b));
+    await assertRejects(
+      () => refuseKeyChange(new LogRows(store.database.statements), a),
+      refused(b),
+    );
     // A head whose signature does not verify under the key it names is a writer's, not a key's.
     await appendHead(store, a, "A".repeat(86));
-    await assertRejects(() => refuseKeyChange(store.database.statements, a), refused(b));
-    await refuseKeyChange(store.database.statements, b);
+    await assertRejects(
+      () => refuseKeyChange(new LogRows(store.database.statements), a),
+      refused(b),
+    );
+    await refuseKeyChange(new LogRows(store.database.statements), b);
     assertStrictEquals(a.fingerprint === b.fingerprint, false);
   } finally {
     await store.close();
@@ -71,12 +81,15 @@ Deno.test("refuseKeyChange() names the previous key's fingerprint and the settin
 Deno.test("no new key is made for a store whose heads a key signed", async () => {
   const store = await SubmissionStore.open({ url: ":memory:" });
   try {
-    await refuseNewKeyForSignedStore(store.database.statements);
+    await refuseNewKeyForSignedStore(new LogRows(store.database.statements));
     const a = await signingKeyFromSeed(seed(1));
     await appendHead(store, a);
     const refused = (error: Error) =>
       error instanceof SigningKeyNotFound && error.message.includes(a.fingerprint);
-    await assertRejects(() => refuseNewKeyForSignedStore(store.database.statements), refused);
+    await assertRejects(
+      () => refuseNewKeyForSignedStore(new LogRows(store.database.statements)),
+      refused,
+    );
     // Through loadSigningKey: the refusal comes before anything is kept.
     await assertRejects(
       () =>
@@ -85,7 +98,7 @@ Deno.test("no new key is made for a store whose heads a key signed", async () =>
           Date.now,
           undefined,
           "database",
-          () => refuseNewKeyForSignedStore(store.database.statements),
+          () => refuseNewKeyForSignedStore(new LogRows(store.database.statements)),
         ),
       refused,
     );

@@ -1,6 +1,6 @@
 import Database from "libsql";
 import { assert, assertEquals, assertRejects } from "../support/assert.ts";
-import { EmbeddedConnection } from "../../src/store/embedded.ts";
+import { EmbeddedConnection } from "../../src/store/connection/embedded/checked_connection.ts";
 import { isBusy } from "../../src/store/faults.ts";
 import { migrate } from "../../src/store/migrations.ts";
 import { openClient } from "../../src/store/client.ts";

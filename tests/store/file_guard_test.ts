@@ -11,7 +11,7 @@ import {
   guardDatabaseFile,
   missingIndexProblem,
 } from "../../src/store/file_guard.ts";
-import { EmbeddedConnection } from "../../src/store/embedded.ts";
+import { EmbeddedConnection } from "../../src/store/connection/embedded/checked_connection.ts";
 
 async function withFolder(run: (folder: string) => Promise<void>): Promise<void> {
   const folder = await Deno.makeTempDir({ prefix: "beacon-guard-" });

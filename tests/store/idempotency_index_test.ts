@@ -15,11 +15,11 @@ import { migrateTo } from "../support/migrations.ts";
 import {
   FIND_BY_IDEMPOTENCY_KEY,
   idempotencyHash,
-  INSERT_BATCH_JSON,
-  INSERT_ROW_UNLESS_KEY_USED,
   keyCheckArgs,
   type NewSubmission,
 } from "../../src/store/rows.ts";
+import { INSERT_ROW_UNLESS_KEY_USED } from "../../src/store/connection/embedded/sql.ts";
+import { INSERT_BATCH_JSON } from "../../src/store/connection/remote/sql.ts";
 import { SubmissionStore } from "../../src/store/store.ts";
 import { newSubmission, storedSignatures } from "../support/rows.ts";
 import { signingKeyFromSeed, signReceipts, verifyReceipt } from "../../src/signing/mod.ts";

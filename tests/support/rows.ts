@@ -4,12 +4,12 @@
  *
  * @module
  */
+import { type ReceiptSignature, receiptSignatureOf } from "../../src/signing/receipt.ts";
 import {
   type NewSubmission,
   signatureColumns,
   signatureJoin,
   type SignedFields,
-  type StoredSignature,
   storedSignatureOf,
 } from "../../src/store/rows.ts";
 
@@ -30,20 +30,19 @@ export function newSubmission(id: string, overrides: Partial<NewSubmission> = {}
 }
 
 /**
- * Every row's stored receipt signature by receipt id, in either stored form, as the store and the
- * review tools read it (`storedSignatureOf`); rows without one are absent.
+ * Every row's stored receipt signature by receipt id, from either stored form, as the receipt
+ * carried it and as the server and the review tools read it (`storedSignatureOf`, then signing's
+ * `receiptSignatureOf`); rows without one are absent.
  */
 export async function storedSignatures(
   read: (sql: string) => Promise<readonly Record<string, unknown>[]>,
-): Promise<Map<string, { fields: SignedFields; stored: StoredSignature }>> {
+): Promise<Map<string, { fields: SignedFields; stored: ReceiptSignature }>> {
   const rows = await read(
     `SELECT s.id, s.received_at, s.digest, s.size, s.kind, ${signatureColumns("s")} ` +
       `FROM submissions s ${signatureJoin("s")} ORDER BY s.seq`,
   );
-  const found = new Map<string, { fields: SignedFields; stored: StoredSignature }>();
+  const found = new Map<string, { fields: SignedFields; stored: ReceiptSignature }>();
   for (const row of rows) {
-    const stored = storedSignatureOf(row);
-    if (stored === undefined) continue;
     const fields = {
       id: String(row.id),
       receivedAt: String(row.received_at),
@@ -51,6 +50,8 @@ export async function storedSignatures(
       size: Number(row.size),
       kind: row.kind as SignedFields["kind"],
     };
+    const stored = receiptSignatureOf(fields, storedSignatureOf(row));
+    if (stored === undefined) continue;
     found.set(fields.id, { fields, stored });
   }
   return found;

@@ -1,14 +1,15 @@
 /**
  * The storage seam: one small interface for the connection the store reads and commits
  * submissions on, whatever the database is (in the style of libsql-client-ts, whose `Client` has
- * one file per transport). Each kind is a file of its own beside this one, and `open.ts` picks
- * one from the URL:
+ * one file per transport). Each kind lives beside this file, in a folder of its own with its SQL
+ * where it has more than one file, and `open.ts` picks one from the URL:
  *
- * - `remote.ts`: sqld or Turso over Hrana, a commit and a read connection of their own, each
- *   dropped for a fresh one when a call on it passes its deadline;
+ * - `remote/`: sqld or Turso over Hrana, a commit and a read connection of their own, each
+ *   dropped for a fresh one when a call on it passes its deadline (`droppable_client.ts`), and
+ *   the commit as one Hrana batch (`batch.ts`);
  * - `memory.ts`: `:memory:`, through the general-purpose client (its database is private to it);
- * - `embedded.ts`: a `file:` database on a checked connection, committing on this thread or on
- *   the writer thread.
+ * - `embedded/`: a `file:` database on a checked connection (`checked_connection.ts`),
+ *   committing on this thread or on the writer thread (`writer_thread.ts`, `writer_worker.ts`).
  *
  * @module
  */
@@ -44,6 +45,11 @@ export interface Connection {
   readonly abandonCommit?: () => void;
   /** The database file, for an embedded file database (what the file guard watches). */
   readonly file?: string;
+  /**
+   * Runs one read on {@linkcode Connection.file} as it is on disk, WAL aside (the file guard's
+   * check that the file is still the database this process opened); present with `file`.
+   */
+  readonly readFileOnDisk?: (sql: string) => Promise<Record<string, unknown>[]>;
   /** Closes what the connection opened (the general-purpose client is its opener's to close). */
   close(): Promise<void>;
 }

@@ -1,12 +1,13 @@
 /**
  * The in-memory kind of {@linkcode Connection} (`:memory:`): reads and commits go through the
  * general-purpose client, because its database is private to that client's connection (nothing
- * else can hold its lock, and a second connection would see another, empty database).
+ * else can hold its lock, and a second connection would see another, empty database). A commit
+ * is the remote kind's one client batch (remote/batch.ts), on this client.
  *
  * @module
  */
 import type { Client } from "@libsql/client";
-import { commitStatements } from "./batch.ts";
+import { commitStatements } from "./remote/batch.ts";
 import type { Connection } from "./connection.ts";
 
 /** The connection of a `:memory:` database, on `client`, which its opener closes. */

@@ -9,7 +9,7 @@ import type { Client } from "@libsql/client";
 import { type DatabaseConfig, isEmbedded } from "../client.ts";
 import type { Connection } from "./connection.ts";
 import { memoryConnection } from "./memory.ts";
-import { remoteConnection } from "./remote.ts";
+import { remoteConnection } from "./remote/remote.ts";
 
 /**
  * The connection for `config.url`; `client` is the general-purpose client already open on the
@@ -18,6 +18,6 @@ import { remoteConnection } from "./remote.ts";
 export async function openConnection(config: DatabaseConfig, client: Client): Promise<Connection> {
   if (!isEmbedded(config.url)) return await remoteConnection(config);
   if (config.url === ":memory:") return memoryConnection(client);
-  const { embeddedConnection } = await import("./embedded.ts");
+  const { embeddedConnection } = await import("./embedded/embedded.ts");
   return await embeddedConnection(config);
 }

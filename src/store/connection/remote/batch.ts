@@ -5,18 +5,17 @@
  * @module
  */
 import type { Client, InStatement } from "@libsql/client";
+import type { BatchSignature, PendingRow } from "../../rows.ts";
 import {
-  type BatchSignature,
   BEFORE_DEADLINE,
   INSERT_BATCH_AFTER_ROWS,
   INSERT_BATCH_JSON,
   insertBatchJson,
-  type PendingRow,
-} from "../rows.ts";
+} from "./sql.ts";
 
 /**
  * The rows in one `INSERT … RETURNING` over a JSON array (`RETURNING` names the rows inserted and
- * their `seq`s; a row not named gets 0, as `Connection.commit` in connection.ts says), the
+ * their `seq`s; a row not named gets 0, as `Connection.commit` in ../connection.ts says), the
  * batch's signature right after it in the same write transaction, for exactly the rows it
  * inserted ({@linkcode INSERT_BATCH_AFTER_ROWS}), and last the deadline guard
  * ({@linkcode BEFORE_DEADLINE}): a Hrana batch, sent as one pipeline request, that commits all of

@@ -27,16 +27,10 @@ import {
   DURABILITY_PRAGMAS,
   embeddedFilePath,
   ERASE_FREED_PRAGMA,
-} from "./client.ts";
-import { ConnectionStateError, isBusy } from "./faults.ts";
-import {
-  type BatchSignature,
-  INSERT_BATCH,
-  INSERT_ROW,
-  INSERT_ROW_UNLESS_KEY_USED,
-  keyedInsertArgs,
-  type PendingRow,
-} from "./rows.ts";
+} from "../../client.ts";
+import { ConnectionStateError, isBusy } from "../../faults.ts";
+import type { BatchSignature, PendingRow } from "../../rows.ts";
+import { INSERT_BATCH, INSERT_ROW, INSERT_ROW_UNLESS_KEY_USED, keyedInsertArgs } from "./sql.ts";
 
 type Driver = typeof Database;
 type Connection = InstanceType<Driver>;

@@ -19,7 +19,7 @@
  * @module
  */
 import type { Client } from "@libsql/client";
-import type { DatabaseConfig } from "./client.ts";
+import type { DatabaseConfig } from "../../client.ts";
 
 /** What happened to the last statement request of a connection. */
 export interface SendRecord {

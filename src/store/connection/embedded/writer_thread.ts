@@ -12,8 +12,8 @@
  *
  * @module
  */
-import { IndeterminateError } from "./faults.ts";
-import type { BatchSignature, PendingRow } from "./rows.ts";
+import { IndeterminateError } from "../../faults.ts";
+import type { BatchSignature, PendingRow } from "../../rows.ts";
 
 /** Messages to the worker. */
 export type WriterRequest =

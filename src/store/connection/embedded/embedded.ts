@@ -1,16 +1,16 @@
 /**
  * The embedded kind of {@linkcode Connection} (a `file:` database): reads and commits on a
- * checked connection (`EmbeddedConnection`, src/store/embedded.ts), and with
+ * checked connection (`EmbeddedConnection`, checked_connection.ts), and with
  * `DatabaseConfig.writerThread`, where the runtime has Workers, commits on the writer thread
- * instead (src/store/writer_thread.ts), the same checked commit on a connection of its own.
+ * instead (writer_thread.ts), the same checked commit on a connection of its own.
  * Loaded only for embedded URLs, so runtimes without native modules (Workers) never load it.
  *
  * @module
  */
-import { type DatabaseConfig, embeddedFilePath } from "../client.ts";
-import { EmbeddedConnection } from "../embedded.ts";
-import { WriterThread } from "../writer_thread.ts";
-import type { Connection } from "./connection.ts";
+import { type DatabaseConfig, embeddedFilePath } from "../../client.ts";
+import { EmbeddedConnection } from "./checked_connection.ts";
+import { WriterThread } from "./writer_thread.ts";
+import type { Connection } from "../connection.ts";
 
 /** The connection of the embedded database at `config.url`. */
 export async function embeddedConnection(config: DatabaseConfig): Promise<Connection> {
@@ -26,12 +26,16 @@ export async function embeddedConnection(config: DatabaseConfig): Promise<Connec
     connection.close();
     throw error;
   }
+  const file = fileOf(config.url);
   return {
     read: (sql, args) => connection.all(sql, args),
     commit: thread !== undefined
       ? (rows, _deadline, batch) => thread.commit(rows, batch)
       : (rows, _deadline, batch) => connection.commit(rows, batch),
-    file: fileOf(config.url),
+    file,
+    readFileOnDisk: file === undefined
+      ? undefined
+      : (sql) => EmbeddedConnection.readFile(file, sql),
     close: async () => {
       await thread?.close();
       connection.close();

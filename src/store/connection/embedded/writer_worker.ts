@@ -5,7 +5,7 @@
  * @module
  */
 /// <reference lib="deno.worker" />
-import { EmbeddedConnection } from "./embedded.ts";
+import { EmbeddedConnection } from "./checked_connection.ts";
 import type { WriterReply, WriterRequest } from "./writer_thread.ts";
 
 let connection: EmbeddedConnection | undefined;

@@ -1,17 +1,17 @@
 /**
  * The remote kind of {@linkcode Connection} (sqld or Turso, Hrana over HTTP): commits and reads
- * on droppable clients of their own (src/store/remote.ts), each dropped for a fresh one when a
+ * on droppable clients of their own (droppable_client.ts), each dropped for a fresh one when a
  * call on it passes its deadline, so one dark socket holds at most one call, and commits never
  * queue behind reads in the client.
  *
  * @module
  */
-import type { DatabaseConfig } from "../client.ts";
-import { IndeterminateError } from "../faults.ts";
-import type { BatchSignature, PendingRow } from "../rows.ts";
-import { RemoteConnection } from "../remote.ts";
+import type { DatabaseConfig } from "../../client.ts";
+import { IndeterminateError } from "../../faults.ts";
+import type { BatchSignature, PendingRow } from "../../rows.ts";
+import { RemoteConnection } from "./droppable_client.ts";
 import { commitStatements } from "./batch.ts";
-import type { Connection } from "./connection.ts";
+import type { Connection } from "../connection.ts";
 
 /** The connection of the remote database at `config.url`. */
 export async function remoteConnection(config: DatabaseConfig): Promise<Connection> {
