@@ -4,33 +4,9 @@
  * same number as the `Retry-After` header, as docs/a2a.md shows a caller reading it.
  */
 import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
-import { Role } from "@a2a-js/sdk";
-import type { SendMessageRequest } from "@a2a-js/sdk";
 import { assert, assertStrictEquals } from "../support/assert.ts";
 import { serveBeacon } from "../support/in_process.ts";
-
-function request(text: string): SendMessageRequest {
-  return {
-    tenant: "",
-    message: {
-      messageId: crypto.randomUUID(),
-      contextId: "",
-      taskId: "",
-      role: Role.ROLE_USER,
-      parts: [{
-        content: { $case: "text", value: text },
-        metadata: undefined,
-        filename: "",
-        mediaType: "",
-      }],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    },
-    configuration: undefined,
-    metadata: undefined,
-  };
-}
+import { sdkTextRequest as request } from "../support/sdk.ts";
 
 /** The wait an `@a2a-js/sdk` caller reads from a refusal (the snippet in docs/a2a.md). */
 function retryAfterSeconds(error: unknown): number | undefined {

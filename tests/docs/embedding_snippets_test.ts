@@ -7,7 +7,8 @@
  * `200` with a task. Bun runs TypeScript without checking it, so its projects are only run.
  */
 import { ClientFactory, JsonRpcTransportFactory } from "@a2a-js/sdk/client";
-import { Role, type SendMessageRequest, TaskState } from "@a2a-js/sdk";
+import { TaskState } from "@a2a-js/sdk";
+import { sdkTextRequest } from "../support/sdk.ts";
 import { assert, assertStrictEquals } from "../support/assert.ts";
 import { build } from "../../scripts/build.ts";
 import { childEnvironment } from "../../scripts/runtimes.ts";
@@ -173,27 +174,7 @@ for (const project of projects) {
       }).createFromUrl(`${base}/.well-known/agent-card.json`, "");
       const card = await client.getAgentCard();
       assertStrictEquals(card.supportedInterfaces[0].url, `${base}/a2a/v1`);
-      const request: SendMessageRequest = {
-        tenant: "",
-        message: {
-          messageId: crypto.randomUUID(),
-          contextId: "",
-          taskId: "",
-          role: Role.ROLE_USER,
-          parts: [{
-            content: { $case: "text", value: "through the mounted card" },
-            metadata: undefined,
-            filename: "",
-            mediaType: "",
-          }],
-          metadata: undefined,
-          extensions: [],
-          referenceTaskIds: [],
-        },
-        configuration: undefined,
-        metadata: undefined,
-      };
-      const sent = await client.sendMessage(request);
+      const sent = await client.sendMessage(sdkTextRequest("through the mounted card"));
       const submitted = sent as { id?: unknown; status?: { state?: unknown } };
       assert(typeof submitted.id === "string", JSON.stringify(sent));
       assertStrictEquals(submitted.status?.state, TaskState.TASK_STATE_SUBMITTED);
