@@ -1,5 +1,6 @@
 /**
- * Cloudflare Workers entry: a module worker, `export default { fetch(request, env, ctx) }`.
+ * Cloudflare Workers entry: a module worker, `export default { fetch(request, env, ctx),
+ * scheduled(controller, env, ctx) }`; `scheduled` signs the log when a Cron Trigger runs it.
  * Configuration and secrets come from `env` (the same `BEACON_*` names as everywhere; `PORT` and
  * `BEACON_HOSTNAME` do not apply), the client address from the `CF-Connecting-IP` header that
  * Cloudflare sets. The Beacon is created once per isolate, on the first request.
@@ -22,6 +23,8 @@
  * [vars]
  * BEACON_PUBLIC_URL = "https://beacon.example.com"
  * # secrets: wrangler secret put BEACON_DATABASE_URL / BEACON_DATABASE_AUTH_TOKEN
+ * [triggers]
+ * crons = ["* * * * *"]
  * ```
  *
  * @module
