@@ -16,6 +16,7 @@
  * proxy.cut();         // every open connection is closed at once
  * proxy.hold();        // bytes towards the server are held, even after the client gives up …
  * await proxy.deliver(); // … and delivered late; resolves once the server answered them
+ * proxy.dieOnNextAnswer(); // the server's next answer never arrives: the proxy goes down instead
  * await proxy.close();
  * ```
  *
@@ -50,6 +51,14 @@ export interface FaultProxy {
   cut(): void;
   /** While on, new connections are closed at once (as if the server were down). */
   refuse(on: boolean): void;
+  /**
+   * The next chunk the server answers with is dropped, and the proxy goes down at that moment:
+   * every connection closed and the port no longer listening (a new connection is refused). To
+   * the client, a database that ran its request and died before answering.
+   */
+  dieOnNextAnswer(): void;
+  /** Resolves once {@linkcode dieOnNextAnswer} went down. */
+  died(): Promise<void>;
   /** Connections open right now. */
   open(): number;
   /** Stops listening and closes every connection. Idempotent. */
@@ -66,6 +75,8 @@ export function startFaultProxy(targetPort: number, listenPort = 0): FaultProxy 
   let holding: PromiseWithResolvers<void> | undefined;
   /** Connections that held a chunk, each settled once the server answered or closed it. */
   const held = new Map<Deno.Conn, PromiseWithResolvers<void>>();
+  /** Armed by `dieOnNextAnswer`; resolved when the proxy went down. */
+  let dying: PromiseWithResolvers<void> | undefined;
 
   const closeQuietly = (connection: Deno.Conn) => {
     connections.delete(connection);
@@ -87,6 +98,11 @@ export function startFaultProxy(targetPort: number, listenPort = 0): FaultProxy 
         const n = await from.read(buffer);
         if (n === null) break;
         const chunk = buffer.slice(0, n);
+        if (from === server && dying !== undefined) {
+          // The answer is dropped and the proxy goes down: nothing more reaches the client.
+          goDown();
+          return;
+        }
         // The server answered a held request (one sent before the hold does not count).
         if (from === server && holding === undefined) held.get(server)?.resolve();
         if (holding !== undefined && to === server) {
@@ -131,6 +147,15 @@ export function startFaultProxy(targetPort: number, listenPort = 0): FaultProxy 
 
   const port = (listener.addr as Deno.NetAddr).port;
   let closed: Promise<void> | undefined;
+  const goDown = () => {
+    try {
+      listener.close();
+    } catch {
+      // already closed
+    }
+    for (const connection of [...connections]) closeQuietly(connection);
+    dying?.resolve();
+  };
   return {
     url: `http://127.0.0.1:${port}`,
     port,
@@ -161,6 +186,10 @@ export function startFaultProxy(targetPort: number, listenPort = 0): FaultProxy 
     refuse(on) {
       refusing = on;
     },
+    dieOnNextAnswer() {
+      dying ??= Promise.withResolvers<void>();
+    },
+    died: () => dying?.promise ?? Promise.resolve(),
     open: () => connections.size,
     close() {
       closed ??= (async () => {

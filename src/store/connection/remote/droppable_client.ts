@@ -50,6 +50,33 @@ export function isConnectFailure(error: unknown): boolean {
   return false;
 }
 
+/**
+ * Deno's `fetch` sends a request again, on a new connection, when the connection it went out on
+ * closes before an answer, if it can replay the body: so a statement the server ran before it
+ * died is sent a second time, and the retry's failure (a refused connection, say) would make a
+ * commit that was applied look as if nothing had been sent. A body given as a stream cannot be
+ * replayed, so Deno sends each statement once (`tests/e2e/commit_retry_test.ts`). Node's and
+ * Bun's `fetch` do not resend a `POST`; their requests are left as they are.
+ */
+async function unreplayable(request: Request): Promise<Request> {
+  if (!("Deno" in globalThis) || request.method !== "POST" || request.body === null) {
+    return request;
+  }
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+  return new Request(request.url, {
+    method: "POST",
+    headers: request.headers,
+    body,
+    duplex: "half",
+  } as RequestInit);
+}
+
 type CreateClient = typeof import("@libsql/client/web").createClient;
 
 /** One client and what dropping it must release. */
@@ -107,7 +134,7 @@ export class RemoteConnection {
       const record: SendRecord = { status: 0, connectFailed: false };
       if (request.method === "POST") this.lastSend = record;
       try {
-        const response = await fetch(request, init);
+        const response = await fetch(await unreplayable(request), init);
         record.status = response.status;
         // The body is read here, while the request can still be aborted: a connection can go
         // dark between the head and the body too. (Hrana answers are small: one statement's rows.)
