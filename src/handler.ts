@@ -63,7 +63,7 @@ import { SERVED_DOC_FILES, type ServedDoc } from "./native/docs.ts";
 import { homeHandler } from "./native/home.ts";
 
 /** Everything the handler is built from (resolved configuration plus opened resources). */
-export interface HandlerDependencies {
+export interface HandlerOptions {
   readonly intake: Intake;
   readonly limiter: RateLimiter | undefined;
   /** The per-source budget for reading receipts (`BEACON_STATUS_RATE_LIMIT`). */
@@ -102,15 +102,15 @@ const answer = (response: Response) => Promise.resolve(response);
  * (the submission budget and body limit for writes, the status budget for reads and A2A), as
  * data the router reads.
  */
-function routeTable(parts: HandlerDependencies): Route[] {
-  const limited = rateLimit(parts.limiter, "submissions");
-  const statusLimited = rateLimit(parts.statusLimiter, "status");
-  const bounded = bodyLimit(parts.maxBodyBytes, parts.bodyTimeoutMs);
+function routeTable(options: HandlerOptions): Route[] {
+  const limited = rateLimit(options.limiter, "submissions");
+  const statusLimited = rateLimit(options.statusLimiter, "status");
+  const bounded = bodyLimit(options.maxBodyBytes, options.bodyTimeoutMs);
   const document = (pick: "discovery" | "card" | "schema" | "jwks"): RouteHandler =>
   async (
     context,
   ) => {
-    const documents = await parts.documents(parts.origin(context));
+    const documents = await options.documents(options.origin(context));
     return serveDocument(context.request, documents[pick]);
   };
   const servedDoc = (name: ServedDoc): Route => ({
@@ -118,32 +118,32 @@ function routeTable(parts: HandlerDependencies): Route[] {
     path: DOCS_PATH + name,
     methods: {
       GET: async (context) => {
-        const documents = await parts.documents(parts.origin(context));
+        const documents = await options.documents(options.origin(context));
         context.log.outcome = "served";
         return serveDocument(context.request, documents.docs[name]);
       },
     },
   });
-  const submit = submitHandler({ intake: parts.intake, origin: parts.origin });
-  const { log } = parts;
+  const submit = submitHandler({ intake: options.intake, origin: options.origin });
+  const { log } = options;
   const loggedSize = async () => (await log.checkpoint())?.head.treeSize ?? 0;
   const inclusion = (index: number, size?: number) => log.inclusion(index, size);
   const consistency = (first: number, second: number) => log.consistency(first, second);
   const a2a = compose(
     [
-      jsonRpcTransportFailures(parts.onError),
-      rateLimit(parts.statusLimiter, "status", jsonRpcRateRefusal(null)),
+      jsonRpcTransportFailures(options.onError),
+      rateLimit(options.statusLimiter, "status", jsonRpcRateRefusal(null)),
       bounded,
     ],
     a2aHandler({
-      intake: parts.intake,
-      origin: parts.origin,
-      submissionLimiter: parts.limiter,
-      onError: parts.onError,
+      intake: options.intake,
+      origin: options.origin,
+      submissionLimiter: options.limiter,
+      onError: options.onError,
     }),
   );
   return [
-    { name: "home", path: HOME_PATH, methods: { GET: homeHandler(parts.origin) } },
+    { name: "home", path: HOME_PATH, methods: { GET: homeHandler(options.origin) } },
     { name: "discovery", path: DISCOVERY_PATH, methods: { GET: document("discovery") } },
     { name: "a2a.card", path: CARD_PATH, methods: { GET: document("card") } },
     { name: "schema", path: SCHEMA_PATH, methods: { GET: document("schema") } },
@@ -157,12 +157,12 @@ function routeTable(parts: HandlerDependencies): Route[] {
     {
       name: "native.status",
       path: STATUS_PATH.replace("{id}", ":id"),
-      methods: { GET: compose([statusLimited], statusHandler(parts.intake, loggedSize)) },
+      methods: { GET: compose([statusLimited], statusHandler(options.intake, loggedSize)) },
     },
     {
       name: "native.inclusion",
       path: INCLUSION_PATH.replace("{id}", ":id"),
-      methods: { GET: compose([statusLimited], inclusionHandler(parts.intake, inclusion)) },
+      methods: { GET: compose([statusLimited], inclusionHandler(options.intake, inclusion)) },
     },
     {
       name: "native.tree_head",
@@ -196,12 +196,12 @@ function routeTable(parts: HandlerDependencies): Route[] {
     {
       name: "readyz",
       path: READY_PATH,
-      methods: { GET: async () => probeResponse("ready", await parts.readiness()) },
+      methods: { GET: async () => probeResponse("ready", await options.readiness()) },
     },
-    ...(parts.metrics === undefined ? [] : [{
+    ...(options.metrics === undefined ? [] : [{
       name: "metrics",
       path: METRICS_PATH,
-      methods: { GET: metricsHandler(parts.metrics.token, parts.metrics.render) },
+      methods: { GET: metricsHandler(options.metrics.token, options.metrics.render) },
     }]),
     // Some clients append a slash to the card's interface URL; both spellings are the endpoint.
     { name: "a2a", path: A2A_PATH, methods: { POST: a2a } },
@@ -218,7 +218,7 @@ const BASE_PATH = /^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+$/;
 
 /** Builds the composed handler: `(request, remoteAddress, scheme, basePath) => Response`. */
 export function buildHandler(
-  parts: HandlerDependencies,
+  options: HandlerOptions,
 ): (
   request: Request,
   remoteAddress: string | undefined,
@@ -226,17 +226,17 @@ export function buildHandler(
   basePath?: string,
 ) => Promise<Response> {
   const pipeline = compose([
-    parts.door.middleware,
-    errorBoundary(parts.onError),
-    identifySource(parts.trustedProxies, parts.trustedProxyHeader),
-  ], router(routeTable(parts)));
+    options.door.middleware,
+    errorBoundary(options.onError),
+    identifySource(options.trustedProxies, options.trustedProxyHeader),
+  ], router(routeTable(options)));
   return (request, remoteAddress, scheme = "http", basePath) => {
-    const startedAt = parts.now();
+    const startedAt = options.now();
     const url = trustedUrl(request, scheme);
     if (typeof url === "string") {
       releaseBody(request);
       return Promise.resolve(
-        parts.door.turnAway(request, startedAt, url),
+        options.door.turnAway(request, startedAt, url),
       );
     }
     const context: Context = {

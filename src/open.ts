@@ -13,7 +13,7 @@ import { buildHandler } from "./handler.ts";
 import { READINESS_DEADLINE_MS, readinessProbe } from "./http/probe.ts";
 import { Intake } from "./intake/accept.ts";
 import { SourceHasher } from "./intake/source_hash.ts";
-import type { SharedLimiterParts } from "./limits/select.ts";
+import type { SharedLimiterOptions } from "./limits/select.ts";
 import type { Door } from "./middleware/door.ts";
 import { discoveryDocument } from "./native/discovery.ts";
 import type { ResolvedOptions } from "./options.ts";
@@ -167,7 +167,7 @@ function sharedLimiterParts(
   options: ResolvedOptions,
   database: Database,
   sourceHasher: SourceHasher,
-): ((prefix: string) => SharedLimiterParts) | undefined {
+): ((prefix: string) => SharedLimiterOptions) | undefined {
   if (options.rateLimitStore !== "database") return undefined;
   return (prefix) => ({
     statements: database.statements,

@@ -33,7 +33,7 @@ import { jsonRpcRateRefusal } from "./transport.ts";
 import type { PublicOrigin } from "../http/context.ts";
 
 /** What the endpoint needs. */
-export interface A2AHandlerDependencies {
+export interface A2AHandlerOptions {
   /** The intake shared with the native protocol. */
   readonly intake: Intake;
   /** The public origin for a request (receipt status URLs). */
@@ -71,7 +71,7 @@ export interface A2AHandlerDependencies {
  * assert.equal(context.log.outcome, "served");
  * ```
  */
-export function a2aHandler(deps: A2AHandlerDependencies): RouteHandler {
+export function a2aHandler(options: A2AHandlerOptions): RouteHandler {
   return async (context) => {
     let id: RequestId | null = null;
     try {
@@ -99,9 +99,9 @@ export function a2aHandler(deps: A2AHandlerDependencies): RouteHandler {
       id = envelope.request.id;
       checkVersion(context.request, context.url);
       const method = methodFor(envelope.request.method);
-      if (envelope.request.method === "SendMessage" && deps.submissionLimiter !== undefined) {
+      if (envelope.request.method === "SendMessage" && options.submissionLimiter !== undefined) {
         const refused = await spendBudget(
-          deps.submissionLimiter,
+          options.submissionLimiter,
           "submissions",
           context,
           jsonRpcRateRefusal(id),
@@ -109,8 +109,8 @@ export function a2aHandler(deps: A2AHandlerDependencies): RouteHandler {
         if (refused !== undefined) return refused;
       }
       const outcome = await method(envelope.request.params, {
-        intake: deps.intake,
-        origin: deps.origin(context),
+        intake: options.intake,
+        origin: options.origin(context),
         source: context.source,
       });
       context.log.outcome = outcome.outcome;
@@ -119,7 +119,7 @@ export function a2aHandler(deps: A2AHandlerDependencies): RouteHandler {
     } catch (error) {
       const kind = failureKindOf(error);
       const expected = kind !== "internal" && kind !== "unavailable" && kind !== "outcomeUnknown";
-      recordFailure(context, error, FAILURES[kind].code, expected, deps.onError);
+      recordFailure(context, error, FAILURES[kind].code, expected, options.onError);
       return rpcResponse(errorBody(id, toJsonRpcError(error)));
     }
   };

@@ -34,9 +34,9 @@ import {
   requiredId,
   TASK_STATES,
 } from "./params.ts";
-import { type MethodDependencies, sendMessage } from "./send_message.ts";
+import { type MethodOptions, sendMessage } from "./send_message.ts";
 
-export type { MethodDependencies } from "./send_message.ts";
+export type { MethodOptions } from "./send_message.ts";
 
 /** A method's answer: the JSON-RPC `result`, with facts for the request log. */
 export interface MethodOutcome {
@@ -51,7 +51,7 @@ export interface MethodOutcome {
 /** One method: params (undefined when the request had none) to an outcome, or a throw. */
 export type Method = (
   params: JsonObject | undefined,
-  context: MethodDependencies,
+  context: MethodOptions,
 ) => Promise<MethodOutcome>;
 
 /** ListTasks `pageSize` when the client gives none (proto `ListTasksRequest`). */

@@ -408,7 +408,7 @@ export function idempotencyKeyOf(message: JsonObject): string {
  * What an A2A method (src/a2a/methods.ts), {@linkcode sendMessage} among them, needs beyond its
  * params. The Beacon names what a component needs `<Component>Dependencies`.
  */
-export interface MethodDependencies {
+export interface MethodOptions {
   /** The intake shared with the native protocol. */
   readonly intake: Intake;
   /** The public origin, for the receipt's status URL. */
@@ -452,7 +452,7 @@ export interface SendMessageOutcome {
  */
 export async function sendMessage(
   params: JsonObject | undefined,
-  context: MethodDependencies,
+  context: MethodOptions,
 ): Promise<SendMessageOutcome> {
   const checked = checkSendMessage(params);
   const mapped = mapContent(checked);

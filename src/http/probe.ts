@@ -51,7 +51,7 @@ export function probeResponse(word: "ok" | "ready", unready?: Unready): Response
 }
 
 /** What {@linkcode readinessProbe} looks at. */
-export interface ReadinessParts {
+export interface ReadinessOptions {
   /** Reads the database's schema version (one row), rejecting when it cannot. */
   readonly schemaVersion: () => Promise<number>;
   /** The version this build migrates to. */
@@ -68,7 +68,7 @@ export interface ReadinessParts {
  * its probe's deadline is still shared by the next probes until it settles (the database call
  * has its own deadline), so a stalled database costs one pending read, not one per probe.
  */
-export function readinessProbe(parts: ReadinessParts): Readiness {
+export function readinessProbe(parts: ReadinessOptions): Readiness {
   let reading: Promise<Unready | undefined> | undefined;
   const read = () =>
     reading ??= parts.schemaVersion().then(

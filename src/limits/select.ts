@@ -9,7 +9,7 @@ import { MemoryRateLimiter, parseRateLimit, type RateLimit, type RateLimiter } f
 import { SharedRateLimiter, type StatementRunner } from "./shared_rate.ts";
 
 /** What a database-backed limiter needs once the database is open. */
-export interface SharedLimiterParts {
+export interface SharedLimiterOptions {
   readonly statements: StatementRunner;
   /** The stored key for a source key (a salted hash: raw addresses are never at rest). */
   readonly keyOf: (source: string) => Promise<string>;
@@ -20,7 +20,7 @@ export interface LimitChoice {
   /** The configured limit, for the discovery document; none for `"off"` or a caller's limiter. */
   readonly limit: RateLimit | undefined;
   /** The limiter to use; `shared` is given when the state lives in the database. */
-  limiter(shared: SharedLimiterParts | undefined): RateLimiter | undefined;
+  limiter(shared: SharedLimiterOptions | undefined): RateLimiter | undefined;
 }
 
 /**

@@ -23,7 +23,7 @@ import type { PublicOrigin } from "../http/context.ts";
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 
 /** What the submit endpoint needs. */
-export interface SubmitDependencies {
+export interface SubmitOptions {
   readonly intake: Intake;
   /** The public origin for `Location` and the status URL. */
   readonly origin: PublicOrigin;
@@ -91,17 +91,17 @@ export async function nativeSubmission(
 }
 
 /** The submit route handler. */
-export function submitHandler(dependencies: SubmitDependencies): RouteHandler {
+export function submitHandler(options: SubmitOptions): RouteHandler {
   return async (context) => {
     const input = await nativeSubmission(
       context.request,
       context.body ?? new Uint8Array(0),
       context.source,
     );
-    const origin = dependencies.origin(context);
+    const origin = options.origin(context);
     let accepted;
     try {
-      accepted = await dependencies.intake.accept(input);
+      accepted = await options.intake.accept(input);
     } catch (error) {
       // The sender learns the id and where to look: the status URL tells the truth later.
       if (error instanceof OutcomeUnknownError) throw error.at((id) => statusUrl(origin, id));
