@@ -6,9 +6,9 @@
  * and no module imports itself round a circle. Modelled on review/tests/boundary_test.ts, which
  * guards the review package's edge the same way.
  */
-import { assert, assertEquals, assertRejects } from "./support/assert.ts";
+import { assert, assertEquals, assertRejects } from "../support/assert.ts";
 
-const ROOT = new URL("../", import.meta.url).pathname;
+const ROOT = new URL("../../", import.meta.url).pathname;
 
 /**
  * What each unit of src/ may import. A unit is a folder of src/ or a module at src/'s top level.
