@@ -84,7 +84,10 @@ export interface HandlerOptions {
     docs: Readonly<Record<ServedDoc, CachedDocument>>;
   }>;
   /** The signed log: its heads, tiles and proofs (src/transparency/signer.ts). */
-  readonly log: Pick<LogSigner, "latest" | "checkpoint" | "tile" | "consistency" | "inclusion">;
+  readonly log: Pick<
+    LogSigner,
+    "latest" | "tiledHead" | "checkpoint" | "tile" | "consistency" | "inclusion"
+  >;
   /** Whether this instance can accept a submission now (`GET /readyz`). */
   readonly readiness: Readiness;
   /** `GET /metrics` (its token and the page), when the operator turned metrics on. */
@@ -126,7 +129,7 @@ function routeTable(options: HandlerOptions): Route[] {
   });
   const submit = submitHandler({ intake: options.intake, origin: options.origin });
   const { log } = options;
-  const loggedSize = async () => (await log.checkpoint())?.head.treeSize ?? 0;
+  const loggedSize = async () => (await log.tiledHead())?.treeSize ?? 0;
   const inclusion = (index: number, size?: number) => log.inclusion(index, size);
   const consistency = (first: number, second: number) => log.consistency(first, second);
   const a2a = compose(

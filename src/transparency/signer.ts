@@ -78,7 +78,7 @@ import { LogRows } from "../store/log_rows.ts";
 import type { Statements } from "../store/log_rows.ts";
 import { signedFieldsOf } from "../store/rows.ts";
 import { signedRowOf } from "./signed_row.ts";
-import { TileReader } from "./tile_reader.ts";
+import { TileMissing, TileReader } from "./tile_reader.ts";
 
 /**
  * Rows read and hashed per step. Hashing is synchronous, so a step is kept short and followed by
@@ -345,6 +345,15 @@ export class LogSigner {
     return await this.#published();
   }
 
+  /**
+   * The newest head with tiles (the one the checkpoint note, the tiles and the proofs speak
+   * for), once one exists.
+   */
+  async tiledHead(): Promise<SignedTreeHead | undefined> {
+    await this.latest();
+    return this.#largestTiled;
+  }
+
   /** The published head as a C2SP checkpoint note, once a head with tiles exists. */
   async checkpoint(): Promise<PublishedCheckpoint | undefined> {
     await this.latest();
@@ -364,7 +373,7 @@ export class LogSigner {
     index: number,
     width: number,
   ): Promise<readonly Uint8Array[] | undefined> {
-    const head = (await this.checkpoint())?.head;
+    const head = await this.tiledHead();
     if (head === undefined) return undefined;
     if (index * TILE_WIDTH + width > entriesAt(head.treeSize, level)) return undefined;
     return await this.#tiles.tile({ level, index, width });
@@ -379,9 +388,9 @@ export class LogSigner {
    */
   async consistency(first: number, second: number): Promise<ConsistencyProof | undefined> {
     if (first > second) throw new RangeError("Cannot prove consistency: first exceeds second");
-    const head = (await this.checkpoint())?.head ?? await this.latest();
+    // Proofs are read from the tiles: sizes up to the newest head that has them.
+    const head = await this.tiledHead();
     if (head === undefined || second > head.treeSize) return undefined;
-    if (this.#largestTiled === undefined) return undefined; // no tiles yet: nothing to prove from
     const source = this.#tiles.source();
     const proof = await consistencyProof(first, second, (s, e) => rangeHash(s, e, source));
     return { first, second, proof: proof.map(hex), asOf: head.createdAt };
@@ -394,7 +403,7 @@ export class LogSigner {
    * @returns The proof, or undefined when no published head covers the leaf at that size.
    */
   async inclusion(index: number, size?: number): Promise<InclusionProof | undefined> {
-    const head = (await this.checkpoint())?.head;
+    const head = await this.tiledHead();
     const treeSize = size ?? head?.treeSize;
     if (head === undefined || treeSize === undefined || treeSize > head.treeSize) return undefined;
     if (index < 0 || index >= treeSize) return undefined;
@@ -470,9 +479,9 @@ export class LogSigner {
         const { recorded, firstSigned } = await this.#rows.intakeSignaturesFrom();
         this.#intakeFrom = intakeSignaturesFrom(recorded, firstSigned);
       }
-      // Read at open (`history()`); refreshed after each signing instead of before it, so the
-      // first signing at start covers the log as it stood then (the empty tree of a new store).
-      if (!this.#historyRead) await this.#readHistory();
+      // The key history is read with the first heads (`#readHeadPages`) and refreshed after each
+      // signing instead of before it, so the first signing at start covers the log as it stood
+      // then (the empty tree of a new store).
       let appended: SignedTreeHead | undefined;
       while (true) {
         await this.#readHeads();
@@ -516,7 +525,7 @@ export class LogSigner {
       try {
         tree = TileLog.fromEdge(head.treeSize, await this.#tiles.edge(head.treeSize));
       } catch (error) {
-        if (error instanceof RangeError || (error as Error).name === "TileMissing") {
+        if (error instanceof RangeError || error instanceof TileMissing) {
           throw new TreeHeadRefused(`the stored tiles of checkpoint ${head.seq} are incomplete`);
         }
         throw error;
