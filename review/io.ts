@@ -204,3 +204,44 @@ export function progressLine(label: string, done: number, total: number): string
   return `${label} [${"#".repeat(filled)}${"-".repeat(slots - filled)}] ${done}/${total} ` +
     `${Math.floor(fraction * 100)}%`;
 }
+
+/**
+ * The body of a request or an answer, read chunk by chunk and abandoned as soon as it passes
+ * `limit` bytes: a declared `Content-Length` over it is refused before reading, and a body sent in
+ * chunks is counted as it arrives and cancelled at the first byte over, so a hostile sender costs
+ * at most `limit` bytes of memory and the rest is never read. Used by the console for the POSTs
+ * it is sent and by `monitor` for the answers of the log it watches.
+ *
+ * @returns The bytes, or undefined when there are more than `limit`.
+ */
+export async function readBounded(
+  message: Request | Response,
+  limit: number,
+): Promise<Uint8Array | undefined> {
+  const declared = message.headers.get("content-length");
+  if (declared !== null && !(Number(declared) <= limit)) {
+    await message.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  const reader = message.body?.getReader();
+  if (reader === undefined) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > limit) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}

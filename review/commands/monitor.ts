@@ -44,7 +44,7 @@ import {
   verifyConsistency,
   verifyNoteSignature,
 } from "../../src/signing/mod.ts";
-import { CliError, type Context } from "../io.ts";
+import { CliError, type Context, readBounded } from "../io.ts";
 import { integerOption, type OptionValues } from "./options.ts";
 import { safeText } from "../render/mod.ts";
 
@@ -215,39 +215,6 @@ async function writeState(path: string, state: State): Promise<void> {
   await rename(path + ".new", path);
 }
 
-/**
- * The body of `response`, read chunk by chunk and abandoned as soon as it passes `limit` bytes:
- * an answer is never held whole before its size is known (a hostile server may send gigabytes).
- */
-async function boundedBody(response: Response, limit: number): Promise<Uint8Array | undefined> {
-  const declared = Number(response.headers.get("content-length") ?? "0");
-  if (declared > limit) {
-    await response.body?.cancel().catch(() => {});
-    return undefined;
-  }
-  const reader = response.body?.getReader();
-  if (reader === undefined) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    length += value.byteLength;
-    if (length > limit) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return body;
-}
-
 /** GETs `url`, bounded in time and size; anything but a 200 is Unreachable. */
 async function get(url: string): Promise<Uint8Array> {
   let response: Response;
@@ -257,7 +224,7 @@ async function get(url: string): Promise<Uint8Array> {
       redirect: "error",
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
-    body = await boundedBody(response, MAX_ANSWER_BYTES);
+    body = await readBounded(response, MAX_ANSWER_BYTES);
   } catch (error) {
     throw new Unreachable(`cannot reach ${url} (${(error as Error).name})`);
   }

@@ -42,6 +42,7 @@
  */
 import { base64url } from "../../src/signing/mod.ts";
 import { type ConsoleApi, RequestError } from "./api.ts";
+import { readBounded } from "../io.ts";
 
 /** The Content Security Policy of every answer. */
 export const CONTENT_SECURITY_POLICY = [
@@ -146,31 +147,8 @@ function harden(response: Response): Response {
  * @throws {RequestError} 400 when it is not UTF-8.
  */
 async function boundedBody(request: Request): Promise<string | undefined> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && !(Number(declared) <= MAX_BODY)) {
-    await request.body?.cancel();
-    return undefined;
-  }
-  if (request.body === null) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  const bytes = await readBounded(request, MAX_BODY);
+  if (bytes === undefined) return undefined;
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
