@@ -170,6 +170,20 @@ export function base64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/**
+ * Decodes standard padded base64 (RFC 4648 §4), as C2SP notes spell keys, signatures and roots;
+ * undefined for anything outside the alphabet (whitespace included) or without its padding, as Go's
+ * `base64.StdEncoding` (which checks these notes elsewhere) refuses them.
+ */
+export function fromBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
+  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return undefined;
+  try {
+    return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  } catch {
+    return undefined;
+  }
+}
+
 /** `sha256:<hex>` of the bytes: the digest format of receipts. */
 export function sha256Digest(bytes: Uint8Array): string {
   return "sha256:" + sha256Hex(bytes);

@@ -3,6 +3,7 @@ import { assert, assertEquals, assertStrictEquals } from "./support/assert.ts";
 import {
   base64,
   base64url,
+  fromBase64,
   fromBase64url,
   fromHex,
   hex,
@@ -96,4 +97,14 @@ Deno.test("base64() is standard padded base64, as btoa writes it", () => {
   assertEquals(base64(new Uint8Array([0xff, 0xfe])), "//4=");
   const big = new Uint8Array(100_000).map((_, i) => i * 7);
   assertEquals(atob(base64(big)).length, big.length);
+});
+
+Deno.test("fromBase64() reads what base64() writes and refuses foreign characters", () => {
+  for (let length = 0; length < 8; length++) {
+    const bytes = new Uint8Array(length).map((_, i) => 0xf0 + i);
+    assertEquals(fromBase64(base64(bytes)), bytes);
+  }
+  for (const bad of ["//4", "-_4=", " //4=", "//4=\n", "/=/4", "//4=="]) {
+    assertStrictEquals(fromBase64(bad), undefined, bad);
+  }
 });

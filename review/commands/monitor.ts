@@ -32,17 +32,21 @@
 import { readFile, rename, writeFile } from "node:fs/promises";
 import {
   base64,
+  base64url,
   consistencyProof,
   entriesAt,
+  fromBase64,
   fromBase64url,
+  fromHex,
+  hex,
   isNoteName,
   noteKeyId,
+  openCheckpointNote,
   rangeHash,
   type Tile,
   TILE_WIDTH,
   tilePath,
   verifyConsistency,
-  verifyNoteSignature,
 } from "../../src/signing/mod.ts";
 import { CliError, type Context, readBounded } from "../io.ts";
 import { integerOption, type OptionValues } from "./options.ts";
@@ -150,16 +154,11 @@ function parseTrust(text: string): TrustedKey | undefined {
   if (raw?.length === 32) return { raw };
   const match = /^([^+\s]+)\+([0-9a-f]{8})\+([A-Za-z0-9+/]+={0,2})$/.exec(text);
   if (match === null || !isNoteName(match[1])) return undefined;
-  let key: Uint8Array<ArrayBuffer>;
-  try {
-    key = Uint8Array.from(atob(match[3]), (c) => c.charCodeAt(0));
-  } catch {
-    return undefined;
-  }
-  if (key.length !== 33 || key[0] !== 0x01) return undefined;
-  const id = Array.from(noteKeyId(match[1], key.slice(1)), (b) => b.toString(16).padStart(2, "0"))
-    .join("");
-  return id === match[2] ? { raw: key.slice(1), name: match[1] } : undefined;
+  const key = fromBase64(match[3]);
+  if (key?.length !== 33 || key[0] !== 0x01) return undefined;
+  return hex(noteKeyId(match[1], key.slice(1))) === match[2]
+    ? { raw: key.slice(1), name: match[1] }
+    : undefined;
 }
 
 async function readState(path: string): Promise<State | undefined> {
@@ -196,10 +195,10 @@ async function readState(path: string): Promise<State | undefined> {
  */
 function fromFormat1(value: Record<string, unknown>): Record<string, unknown> {
   const head = value.head as { treeSize?: unknown; rootHash?: unknown } | null;
-  const hex = typeof head?.rootHash === "string" ? head.rootHash : "";
-  const root = /^[0-9a-f]{64}$/.test(hex)
-    ? base64(Uint8Array.from(hex.match(/../g)!, (byte) => parseInt(byte, 16)))
+  const rootHash = typeof head?.rootHash === "string" && /^[0-9a-f]{64}$/.test(head.rootHash)
+    ? fromHex(head.rootHash)
     : undefined;
+  const root = rootHash === undefined ? undefined : base64(rootHash);
   return {
     format: STATE_FORMAT,
     url: typeof value.url === "string" ? prefixOf(value.url) : value.url,
@@ -250,17 +249,9 @@ async function fetchCheckpoint(prefix: string, key: TrustedKey): Promise<Kept | 
   if (split < 0 || lines.length < 4 || !/^(?:0|[1-9][0-9]{0,15})$/.test(lines[1])) {
     throw new Unreachable(`${url} answered something that is not a checkpoint`);
   }
-  const [origin, size, root] = lines;
-  const name = key.name ?? origin;
-  const body = note.slice(0, split + 1);
-  for (const line of note.slice(split + 2).split("\n")) {
-    const match = /^\u2014 (\S+) (\S+)$/.exec(line);
-    if (match?.[1] !== name) continue;
-    if (name === origin && await verifyNoteSignature(key.raw, name, body, match[2])) {
-      return { origin, size: Number(size), root };
-    }
-  }
-  return undefined;
+  // A key that names itself must name the log; a bare key signs under the note's own origin.
+  const opened = await openCheckpointNote(note, key.name ?? lines[0], base64url(key.raw));
+  return opened && { origin: opened.origin, size: opened.size, root: base64(opened.root) };
 }
 
 function describe(kept: Kept): string {
@@ -284,8 +275,6 @@ function tilesAt(prefix: string, size: number) {
     return Array.from({ length: width }, (_, i) => bytes.slice(i * 32, i * 32 + 32));
   };
 }
-
-const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 
 /** One check against the kept state; the problem found, or the state to keep. */
 async function check(
@@ -329,8 +318,9 @@ async function check(
     extends_ = verifyConsistency(
       kept.size,
       served.size,
-      fromBase64(kept.root),
-      fromBase64(served.root),
+      // A kept root that is not base64 (a damaged state file) is extended by nothing.
+      fromBase64(kept.root) ?? new Uint8Array(0),
+      fromBase64(served.root)!, // spelled by fetchCheckpoint from 32 verified bytes
       proof,
     );
   } catch (error) {

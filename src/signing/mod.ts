@@ -138,4 +138,13 @@ export {
   tilePath,
   verifyInclusion,
 } from "./tiles.ts";
-export { base64, base64url, fromBase64url, fromHex, hex, sha256, sha256Digest } from "../bytes.ts";
+export {
+  base64,
+  base64url,
+  fromBase64,
+  fromBase64url,
+  fromHex,
+  hex,
+  sha256,
+  sha256Digest,
+} from "../bytes.ts";

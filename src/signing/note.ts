@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { base64, fromBase64url, sha256 } from "../bytes.ts";
+import { base64, fromBase64, fromBase64url, sha256 } from "../bytes.ts";
 import { verifyEd25519 } from "./ed25519.ts";
 
 /** The signature type of Ed25519 in signed notes (c2sp.org/signed-note, "Signature types"). */
@@ -93,13 +93,8 @@ export async function verifyNoteSignature(
   body: string,
   signature: string,
 ): Promise<boolean> {
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(signature)) return false;
-  let signed: Uint8Array<ArrayBuffer>;
-  try {
-    signed = Uint8Array.from(atob(signature), (c) => c.charCodeAt(0));
-  } catch {
-    return false;
-  }
+  const signed = fromBase64(signature);
+  if (signed === undefined) return false;
   const id = noteKeyId(name, publicKey);
   if (signed.length !== 68 || !signed.subarray(0, 4).every((byte, i) => byte === id[i])) {
     return false;
@@ -156,13 +151,8 @@ export async function openCheckpointNote(
   if (!verified || lines[0] !== origin || !/^(?:0|[1-9][0-9]{0,15})$/.test(lines[1] ?? "")) {
     return undefined;
   }
-  let root: Uint8Array;
-  try {
-    root = Uint8Array.from(atob(lines[2] ?? ""), (c) => c.charCodeAt(0));
-  } catch {
-    return undefined;
-  }
+  const root = fromBase64(lines[2] ?? "");
   const size = Number(lines[1]);
-  if (!Number.isSafeInteger(size) || root.length !== 32) return undefined;
+  if (!Number.isSafeInteger(size) || root?.length !== 32) return undefined;
   return { origin, size, root };
 }
