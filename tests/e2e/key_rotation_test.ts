@@ -18,17 +18,10 @@
 import { createClient } from "@libsql/client";
 import { submitReceipt } from "../support/tree_heads.ts";
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
-import { type ServerProcess, startServer } from "../support/server.ts";
+import { refusedStart, type ServerProcess, startServer } from "../support/server.ts";
 import { startSqld } from "../support/sqld.ts";
 import { submitText } from "../support/tree_heads.ts";
 import { runTlogCheck } from "../support/go_tlog.ts";
-import { childEnvironment } from "../../scripts/runtimes.ts";
-import { ROOT } from "../../scripts/tools.ts";
-import {
-  npmCacheFolder,
-  SERVER_V8_FLAGS,
-  serverPermissionFlags,
-} from "../../src/cli/permissions.ts";
 import {
   encodeSeed,
   openCheckpointNote,
@@ -41,7 +34,6 @@ import {
 } from "../../src/signing/mod.ts";
 import { review } from "../../review/tests/support.ts";
 
-const ENTRY = new URL("../../src/adapter/deno/server.ts", import.meta.url).pathname;
 const seedOf = (byte: number) => new Uint8Array(32).fill(byte);
 
 interface Receipt {
@@ -90,29 +82,6 @@ async function rotations(databaseUrl: string): Promise<Record<string, unknown>[]
   } finally {
     client.close();
   }
-}
-
-/** Runs the server entry to its end: for starts that must be refused. */
-async function refusedStart(env: Record<string, string>) {
-  const all: Record<string, string> = { PORT: "0", BEACON_HOSTNAME: "127.0.0.1", ...env };
-  const flags = serverPermissionFlags({
-    hostname: all.BEACON_HOSTNAME,
-    port: 0,
-    databaseUrl: all.BEACON_DATABASE_URL,
-    npmCache: await npmCacheFolder(),
-    cwd: ROOT,
-  });
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...flags, ...SERVER_V8_FLAGS, ENTRY],
-    cwd: ROOT,
-    clearEnv: true,
-    env: { ...childEnvironment(), ...all },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const lines = new TextDecoder().decode(output.stderr).split("\n").filter((line) => line !== "");
-  return { code: output.code, lines };
 }
 
 /** The text of the forged row, and the idempotency key it is stored under. */

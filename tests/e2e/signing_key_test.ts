@@ -14,44 +14,13 @@
  */
 import { createClient } from "@libsql/client";
 import { assert, assertEquals, assertMatch, assertStrictEquals } from "../support/assert.ts";
-import { startServer } from "../support/server.ts";
+import { refusedStart, startServer } from "../support/server.ts";
 import { startSqld } from "../support/sqld.ts";
 import { childEnvironment, runtimeCommand, startRuntime } from "../../scripts/runtimes.ts";
 import { ROOT } from "../../scripts/tools.ts";
-import {
-  npmCacheFolder,
-  SERVER_V8_FLAGS,
-  serverPermissionFlags,
-} from "../../src/cli/permissions.ts";
 import { createBeacon } from "../../src/beacon.ts";
 import { encodeSeed, parseSigningKey, signingKeyFromSeed } from "../../src/signing/mod.ts";
 import { review } from "../../review/tests/support.ts";
-
-const ENTRY = new URL("../../src/adapter/deno/server.ts", import.meta.url).pathname;
-
-/** Runs the server entry to its end: for starts that must be refused. */
-async function refusedStart(env: Record<string, string>) {
-  const all: Record<string, string> = { PORT: "0", BEACON_HOSTNAME: "127.0.0.1", ...env };
-  const flags = serverPermissionFlags({
-    hostname: all.BEACON_HOSTNAME,
-    port: 0,
-    databaseUrl: all.BEACON_DATABASE_URL,
-    npmCache: await npmCacheFolder(),
-    cwd: ROOT,
-    signingKeyFile: all.BEACON_SIGNING_KEY_FILE,
-  });
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...flags, ...SERVER_V8_FLAGS, ENTRY],
-    cwd: ROOT,
-    clearEnv: true,
-    env: { ...childEnvironment(), ...all },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const lines = new TextDecoder().decode(output.stderr).split("\n").filter((line) => line !== "");
-  return { code: output.code, lines };
-}
 
 /** Waits until the server printed a line matching `predicate`, and returns it. */
 async function line(

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { startServerProcess } from "../../scripts/runtimes.ts";
+import { childEnvironment, startServerProcess } from "../../scripts/runtimes.ts";
 import { ROOT } from "../../scripts/tools.ts";
 import {
   npmCacheFolder,
@@ -33,6 +33,22 @@ export interface ServerProcess {
 const ENTRY = new URL("../../src/adapter/deno/server.ts", import.meta.url).pathname;
 let npmCache: Promise<string> | undefined;
 
+/**
+ * `deno run` with the server entry under the same narrow permissions `deno task start` uses, so
+ * every end-to-end test also proves the server needs nothing more.
+ */
+async function runArgs(env: Record<string, string>): Promise<string[]> {
+  const flags = serverPermissionFlags({
+    hostname: env.BEACON_HOSTNAME,
+    port: Number(env.PORT),
+    databaseUrl: env.BEACON_DATABASE_URL,
+    npmCache: await (npmCache ??= npmCacheFolder()),
+    cwd: ROOT,
+    signingKeyFile: env.BEACON_SIGNING_KEY_FILE || undefined,
+  });
+  return ["run", ...flags, ...SERVER_V8_FLAGS, ENTRY];
+}
+
 /** Starts the server; `env` adds or overrides environment variables. */
 export async function startServer(
   options: {
@@ -52,24 +68,7 @@ export async function startServer(
     ...options.env,
   };
   const databaseUrl = env.BEACON_DATABASE_URL;
-  // The same narrow permissions `deno task start` uses, so every end-to-end test also proves
-  // the server needs nothing more.
-  const flags = serverPermissionFlags({
-    hostname: env.BEACON_HOSTNAME,
-    port: Number(env.PORT),
-    databaseUrl,
-    npmCache: await (npmCache ??= npmCacheFolder()),
-    cwd: ROOT,
-    signingKeyFile: env.BEACON_SIGNING_KEY_FILE || undefined,
-  });
-  const [command, ...args] = [
-    ...options.wrapper ?? [],
-    Deno.execPath(),
-    "run",
-    ...flags,
-    ...SERVER_V8_FLAGS,
-    ENTRY,
-  ];
+  const [command, ...args] = [...options.wrapper ?? [], Deno.execPath(), ...await runArgs(env)];
   const server = await startServerProcess(
     command,
     args,
@@ -85,4 +84,25 @@ export async function startServer(
     pid: server.pid,
     stop: (signal?: Deno.Signal) => server.stop(signal),
   };
+}
+
+/**
+ * Runs the server entry to its end, for starts that must be refused: its exit code and the lines
+ * it wrote to stderr. `env` must name the database.
+ */
+export async function refusedStart(
+  env: Record<string, string>,
+): Promise<{ code: number; lines: string[] }> {
+  const all: Record<string, string> = { PORT: "0", BEACON_HOSTNAME: "127.0.0.1", ...env };
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: await runArgs(all),
+    cwd: ROOT,
+    clearEnv: true,
+    env: { ...childEnvironment(), ...all },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const lines = new TextDecoder().decode(output.stderr).split("\n").filter((line) => line !== "");
+  return { code: output.code, lines };
 }
