@@ -19,6 +19,7 @@
  * @module
  */
 import { SERVE_CONFIG } from "../src/cli/permissions.ts";
+import { freePort } from "./runtimes.ts";
 import { ROOT } from "./tools.ts";
 
 /** The suite's Python dependencies (its pyproject.toml, less the HTML report and Gherkin tools). */
@@ -124,14 +125,6 @@ async function ensureVenv(folder: string): Promise<string> {
   await run(python, ["-m", "pip", "install", "--quiet", ...TCK_REQUIREMENTS]);
   await Deno.writeTextFile(stamp, wanted);
   return python;
-}
-
-/** A free loopback port (closed again at once: the Beacon binds it next). */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
 }
 
 /** Starts `deno task start` on `folder`'s database and waits for its "listening" line. */

@@ -136,6 +136,14 @@ export function childEnvironment(): Record<string, string> {
   return env;
 }
 
+/** A TCP port on the loopback interface that was free a moment ago (the caller binds it next). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
 /**
  * The seed every test and benchmark server on a remote database signs with unless its caller
  * names a key (or sets `BEACON_SIGNING_KEY` empty, for none): a remote database needs a key from

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { freePort } from "../../scripts/runtimes.ts";
 import { RssSampler } from "./rss.ts";
 
 /** How to run a server and how to know it is ready. */
@@ -55,14 +56,6 @@ export interface RunningServer {
 export const LOOPBACK = "127.0.0.1";
 const KEEP_LINES = 400;
 const KEEP_STDERR = 8192;
-
-/** A TCP port on the loopback interface that was free a moment ago. */
-export function freePort(): number {
-  const listener = Deno.listen({ hostname: LOOPBACK, port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
 
 /** Collects the last lines of a byte stream; resolves when the stream ends. */
 function collectLines(stream: ReadableStream<Uint8Array>, keep: string[]): Promise<void> {

@@ -11,7 +11,7 @@ import { TaskState } from "@a2a-js/sdk";
 import { sdkTextRequest } from "../support/sdk.ts";
 import { assert, assertStrictEquals } from "../support/assert.ts";
 import { build } from "../../scripts/build.ts";
-import { childEnvironment } from "../../scripts/runtimes.ts";
+import { childEnvironment, freePort } from "../../scripts/runtimes.ts";
 import { bunExecutable, nodeExecutable, ROOT } from "../../scripts/tools.ts";
 
 type Project = { name: string; files: Map<string, string> };
@@ -43,13 +43,6 @@ async function run(command: string, args: string[], cwd: string, env: Record<str
   const text = stdout + new TextDecoder().decode(output.stderr);
   assertStrictEquals(output.code, 0, `${command} ${args.join(" ")}:\n${text}`);
   return stdout;
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
 }
 
 /** Sends SendMessage until the server answers (it may still be starting), at most 60 tries. */

@@ -14,7 +14,7 @@
  */
 import { assert, assertStrictEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
-import { type RunningServer, startRuntime } from "../../scripts/runtimes.ts";
+import { freePort, type RunningServer, startRuntime } from "../../scripts/runtimes.ts";
 
 /** The descriptor limit the servers run under, and how many connections the test opens. */
 const FD_LIMIT = 128;
@@ -110,14 +110,6 @@ async function stopsCleanly(server: RunningServer, runtime: string): Promise<voi
   const status = await server.stop();
   assertStrictEquals(status.code, 0, `${runtime} exits 0 after SIGTERM: ${server.stderr()}`);
   assert(!/uncaught|panic/i.test(server.stderr()), server.stderr());
-}
-
-/** A port that is free now (the Deno entry relistens on its configured port, see below). */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
 }
 
 Deno.test("the Deno entry survives running out of file descriptors and answers again", async () => {

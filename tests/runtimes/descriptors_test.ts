@@ -9,7 +9,7 @@
  */
 import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
 import { startServer } from "../support/server.ts";
-import { startRuntime } from "../../scripts/runtimes.ts";
+import { freePort, startRuntime } from "../../scripts/runtimes.ts";
 
 const FD_LIMIT = 128;
 /** More than the limit: the connections past it are refused or closed, which is the point. */
@@ -152,14 +152,6 @@ async function recoversFromExhaustion(
     ),
     `${runtime} reported no file change: ${server.stderr().slice(-2000)}`,
   );
-}
-
-/** A port that is free now (the Deno entry listens again on its configured port). */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
 }
 
 Deno.test("deno: out of descriptors and back, submissions are accepted again and no file change is reported", async () => {
