@@ -24,6 +24,16 @@ function parse(page: string): Map<string, number> {
   return series;
 }
 
+/** The in-process Beacon's metrics page with the token, parsed. */
+async function scrape(beacon: ReturnType<typeof createBeacon>): Promise<Map<string, number>> {
+  const response = await beacon.fetch(
+    new Request("http://127.0.0.1/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }),
+    { remoteAddress: "192.0.2.1" },
+  );
+  assertStrictEquals(response.status, 200);
+  return parse(await response.text());
+}
+
 /** How much each series moved between two pages (series absent before count from 0). */
 function moved(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
   const delta = new Map<string, number>();
@@ -184,14 +194,7 @@ Deno.test("on sqld: outcome_unknown and database errors by cause count exactly w
     checkpointIntervalMs: "off", // no signer in the background to report errors of its own
     metricsToken: TOKEN,
   });
-  const page = async () => {
-    const response = await beacon.fetch(
-      new Request("http://127.0.0.1/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }),
-      { remoteAddress: "192.0.2.1" },
-    );
-    assertStrictEquals(response.status, 200);
-    return parse(await response.text());
-  };
+  const page = () => scrape(beacon);
   const submit = async (body: string) => {
     const response = await beacon.fetch(
       new Request("http://127.0.0.1/beacon/0.1/submissions", {
@@ -290,14 +293,7 @@ Deno.test("beacon_log_uncovered_seconds: how long the oldest acknowledged submis
     checkpointIntervalMs: 3_600_000,
     now: () => clock,
   });
-  const page = async () => {
-    const response = await beacon.fetch(
-      new Request("http://127.0.0.1/metrics", { headers: { authorization: `Bearer ${TOKEN}` } }),
-      { remoteAddress: "192.0.2.1" },
-    );
-    assertStrictEquals(response.status, 200);
-    return parse(await response.text());
-  };
+  const page = () => scrape(beacon);
   try {
     await beacon.ready();
     await beacon.signLog();
