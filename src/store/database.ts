@@ -19,8 +19,17 @@ import { type DatabaseConfig, openClient } from "./client.ts";
 import type { Connection, ReadArgs } from "./connection/connection.ts";
 import { openConnection } from "./connection/open.ts";
 import { withDeadline } from "./faults.ts";
-import type { IdentityStamp } from "./file_guard.ts";
+import type { FileLandmark, IdentityStamp } from "./file_guard.ts";
 import { migrateSchema, MIGRATIONS } from "./migrations.ts";
+
+/**
+ * The column a file landmark compares (file_guard.ts): a submission's id (append-only, never
+ * changed: a redaction keeps it) or a start's token.
+ */
+const LANDMARK_COLUMN: Readonly<Record<FileLandmark["table"], string>> = {
+  submissions: "id",
+  database_identity: "token",
+};
 
 /** An opened, migrated database. */
 export class Database {
@@ -149,6 +158,24 @@ export class Database {
         (await readFileOnDisk("SELECT token FROM database_identity")).map((row) =>
           String(row.token)
         ),
+      landmark: async () => {
+        for (const table of ["submissions", "database_identity"] as const) {
+          const [row] = await readFileOnDisk(
+            `SELECT seq, ${
+              LANDMARK_COLUMN[table]
+            } AS value FROM ${table} ORDER BY seq DESC LIMIT 1`,
+          );
+          if (row !== undefined) return { table, seq: Number(row.seq), value: String(row.value) };
+        }
+        return undefined;
+      },
+      holds: async ({ table, seq, value }) => {
+        if (!Number.isSafeInteger(seq)) return false;
+        const rows = await readFileOnDisk(
+          `SELECT ${LANDMARK_COLUMN[table]} AS value FROM ${table} WHERE seq = ${seq}`,
+        );
+        return rows.length === 1 && String(rows[0].value) === value;
+      },
       // On the checked connection, which never blocks the thread on a lock (the client's
       // connection would wait up to its busy timeout while another process holds the lock).
       settle: async () => void await this.query("PRAGMA wal_checkpoint(PASSIVE)", []),

@@ -17,10 +17,18 @@
  *   (`cp backup.db beacon.db`, same inode) no longer holds it. The token is committed to the
  *   WAL first; the guard asks for a checkpoint (`settle`) before it returns, so the token is in
  *   the file itself before the Beacon serves its first request. A check that finds the token
- *   missing once it was seen is an overwrite. Only when every checkpoint at the start was held
- *   back by another process's reader does a later check still ask for one; such a checkpoint
- *   would copy the token into whatever file is at the path by then, a foreign one included, so
- *   the start tries hard enough that this stays the exception.
+ *   missing once it was seen is an overwrite;
+ * - while the token has not reached the file, a landmark the file held at the start (its newest
+ *   submission's seq and id: rows are append-only, so the same database keeps it). Another
+ *   process's reader holding a read transaction across the start (a backup, `review export`)
+ *   holds every checkpoint back (sqlite.org/wal.html §"Checkpoint starvation"), and a later
+ *   checkpoint would copy the token into whatever file is at the path by then, a foreign one
+ *   included. So until the token is seen, each check first asks whether the file still holds
+ *   the landmark, and only then for a checkpoint: another database, or a backup older than the
+ *   start, lacks it. A copy identical to the file at the start is the same database and loses
+ *   nothing (the WAL still holds every later commit). Left open: an overwrite in the instant
+ *   between that look and the checkpoint, and a file that held no Beacon table at the start (a
+ *   database created while a reader held it).
  *
  * Once anything changed, the guard stays tripped: the Beacon stops acknowledging until an
  * operator restarts it on a database it can trust.
@@ -70,8 +78,22 @@ export interface IdentityStamp {
    * which reads the file only). Rejects when the file is no longer a database with the table.
    */
   tokens(): Promise<readonly string[]>;
+  /**
+   * A fact the database file itself holds now (WAL aside) that stays true of it for as long as
+   * it is the same database, or undefined when it holds none. Rejects like `tokens()`.
+   */
+  landmark(): Promise<FileLandmark | undefined>;
+  /** Whether the database file itself still holds `landmark`. Rejects like `tokens()`. */
+  holds(landmark: FileLandmark): Promise<boolean>;
   /** Asks for a checkpoint, so the token reaches the file; errors are ignored. */
   settle(): Promise<void>;
+}
+
+/** A row the file held at the start, by its table's `seq` and the value it had there. */
+export interface FileLandmark {
+  readonly table: "submissions" | "database_identity";
+  readonly seq: number;
+  readonly value: string;
 }
 
 /**
@@ -147,6 +169,33 @@ function isEvidence(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") return true;
   return code === "SQLITE_ERROR" && /no such table/.test(String(message));
+}
+
+/**
+ * A read of the file that failed without saying anything about it rejects (the check did not
+ * run); one that shows the file is no database or lacks the table answers `false`.
+ */
+function asEvidence(read: Promise<boolean>): Promise<boolean> {
+  return read.catch((error) => {
+    if (isEvidence(error)) return false;
+    throw error;
+  });
+}
+
+/**
+ * Looks once more, 100 ms later, before a missing mark becomes a verdict: the `immutable` read
+ * assumes a file nobody writes, so a read across a checkpoint's page writes can see a torn file;
+ * an overwrite persists.
+ */
+async function stillMissing(holds: () => Promise<boolean>): Promise<boolean> {
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return !(await holds());
+}
+
+/** Whether the file lacks `landmark`, on two looks. */
+async function lacksLandmark(identity: IdentityStamp, landmark: FileLandmark): Promise<boolean> {
+  const holds = () => asEvidence(identity.holds(landmark));
+  return !(await holds()) && await stillMissing(holds);
 }
 
 /** `node:fs` stat (Deno, Bun and Node all provide it; only embedded databases are guarded). */
@@ -257,21 +306,13 @@ export async function guardDatabaseFile(
     shm = await companion("-shm", shm, "shm_removed", "shm_replaced");
     const identity = options.identity;
     if (tripped === undefined && identity !== undefined) {
-      // A read that failed without saying anything about the file throws: the check did not run.
       const holdsToken = () =>
-        identity.tokens().then(
-          (tokens) => tokens.includes(identity.token),
-          (error) => {
-            if (isEvidence(error)) return false;
-            throw error;
-          },
-        );
+        asEvidence(identity.tokens().then((t) => t.includes(identity.token)));
       if (await holdsToken()) tokenSeen = true;
       else if (tokenSeen) {
-        // Once more before the verdict: the `immutable` read assumes a file nobody writes, so a
-        // read across a checkpoint's page writes can see a torn file; an overwrite persists.
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        if (!(await holdsToken())) trip("database_overwritten");
+        if (await stillMissing(holdsToken)) trip("database_overwritten");
+      } else if (landmark !== undefined && await lacksLandmark(identity, landmark)) {
+        trip("database_overwritten");
       } else await settleToken(identity);
     }
     return tripped;
@@ -310,8 +351,11 @@ export async function guardDatabaseFile(
       );
     }
   };
+  let landmark: FileLandmark | undefined;
   if (database !== undefined && options.identity !== undefined) {
     await settleToken(options.identity, SETTLE_TRIES_AT_START);
+    // Held back at the start: what the file holds now identifies it until the token arrives.
+    if (!tokenSeen) landmark = await options.identity.landmark().catch(() => undefined);
   }
   const check = () => {
     // One check at a time: a slow disk must not pile up stat calls.

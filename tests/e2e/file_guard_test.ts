@@ -7,9 +7,11 @@
  * `-shm` index was removed under a running server, instead of building a second index.
  */
 import { createClient } from "@libsql/client";
+import Database from "libsql";
 import { assert, assertEquals, assertRejects } from "../support/assert.ts";
 import { review } from "../../review/tests/support.ts";
 import { type ServerProcess, startServer } from "../support/server.ts";
+import { EmbeddedConnection } from "../../src/store/connection/embedded/checked_connection.ts";
 
 const SUBMIT = "/beacon/0.1/submissions";
 
@@ -209,3 +211,108 @@ for (const writerThread of ["off", "on"]) {
     }
   });
 }
+
+/** The tokens of the guard's table in the file itself, WAL aside, read as the guard reads them. */
+async function tokensInFile(path: string): Promise<string[]> {
+  const rows = await EmbeddedConnection.readFile(path, "SELECT token FROM database_identity");
+  return rows.map((row) => String(row.token));
+}
+
+/** A stopped server's database holding one submission, copied to `target`. */
+async function anotherBeaconDatabase(target: string): Promise<void> {
+  const server = await startServer();
+  try {
+    assertEquals((await submit(server, "in another database")).status, 202);
+    await server.stop();
+    await Deno.copyFile(server.databaseUrl.slice("file:".length), target);
+  } finally {
+    await server.stop();
+    await Deno.remove(server.directory, { recursive: true }).catch(() => {});
+  }
+}
+
+const OVERWRITES_WITH_A_READER = [
+  { name: "another Beacon's database", writerThread: "off" },
+  { name: "a backup older than the start", writerThread: "on" },
+];
+
+for (const { name, writerThread } of OVERWRITES_WITH_A_READER) {
+  Deno.test(`the database overwritten in place with ${name} while another process's reader held every checkpoint back across the start: 503 from then on (writer thread ${writerThread})`, async () => {
+    const directory = await Deno.makeTempDir({ prefix: "beacon-test-" });
+    const env = { BEACON_WRITER_THREAD: writerThread };
+    const overwrite = `${directory}/overwrite.db`;
+    let reader: InstanceType<typeof Database> | undefined;
+    try {
+      let server = await startServer({ directory, env });
+      const path = server.databaseUrl.slice("file:".length);
+      assertEquals((await submit(server, "before the backup")).status, 202);
+      await server.stop();
+      if (name === "a backup older than the start") await Deno.copyFile(path, overwrite);
+      else await anotherBeaconDatabase(overwrite);
+      server = await startServer({ directory, env });
+      assertEquals((await submit(server, "after the backup")).status, 202);
+      await server.stop(); // closed, so checkpointed: the file now holds that row
+
+      // This test process is the other process: a read transaction open before the start and
+      // for the whole test, as a backup or `review export` of a large store holds one.
+      reader = new Database(path);
+      reader.exec("BEGIN");
+      reader.prepare("SELECT count(*) FROM submissions").get();
+      const before = await tokensInFile(path);
+      server = await startServer({ directory, env });
+      const first = await submit(server, "after the start");
+      assertEquals(first.status, 202);
+      assertEquals(await tokensInFile(path), before, "the reader held the start's token back");
+
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      // Another process overwrites it in place, as the shell's `cp` does (same inode).
+      const inode = (await Deno.stat(path)).ino;
+      const copy = await new Deno.Command("cp", { args: [overwrite, path] }).output();
+      assertEquals(copy.code, 0, new TextDecoder().decode(copy.stderr));
+      assertEquals((await Deno.stat(path)).ino, inode, "the same file, overwritten");
+      assertEquals(await logged(server, '"DatabaseFileOverwritten"'), 1);
+      await assertNothingAcknowledged(server, JSON.parse(first.body).receipt.id);
+      await server.stop();
+    } finally {
+      reader?.exec("COMMIT");
+      reader?.close();
+      await Deno.remove(directory, { recursive: true }).catch(() => {});
+    }
+  });
+}
+
+Deno.test("a reader held across the start and released, with nothing overwritten: the guard never trips and the token reaches the file", async () => {
+  const directory = await Deno.makeTempDir({ prefix: "beacon-test-" });
+  let reader: InstanceType<typeof Database> | undefined;
+  try {
+    let server = await startServer({ directory });
+    const path = server.databaseUrl.slice("file:".length);
+    assertEquals((await submit(server, "before the start")).status, 202);
+    await server.stop();
+    reader = new Database(path);
+    reader.exec("BEGIN");
+    reader.prepare("SELECT count(*) FROM submissions").get();
+    const before = await tokensInFile(path);
+    server = await startServer({ directory });
+    for (let i = 0; i < 3; i++) {
+      assertEquals((await submit(server, `while held ${i}`)).status, 202);
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // checks ran in between
+    }
+    assertEquals(await tokensInFile(path), before, "still held back");
+    reader.exec("COMMIT");
+    reader.close();
+    reader = undefined;
+    const settled = async () => (await tokensInFile(path)).some((token) => !before.includes(token));
+    for (let i = 0; i < 40 && !(await settled()); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert(await settled(), "a later check put this start's token into the file");
+    assertEquals((await submit(server, "after the release")).status, 202);
+    assert(!server.stderr().includes("DatabaseFile"), server.stderr());
+    await server.stop();
+  } finally {
+    reader?.exec("COMMIT");
+    reader?.close();
+    await Deno.remove(directory, { recursive: true }).catch(() => {});
+  }
+});

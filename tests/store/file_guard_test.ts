@@ -133,6 +133,12 @@ Deno.test("guardDatabaseFile() trips on a removed -shm index, and on one rebuilt
   }
 });
 
+/** A stamp's landmark part for tests whose token reaches the file at the start. */
+const NO_LANDMARK = {
+  landmark: () => Promise.resolve(undefined),
+  holds: () => Promise.resolve(true),
+};
+
 Deno.test("guardDatabaseFile() trips once the database file, overwritten in place, lost the start's token", async () => {
   await withFolder(async (folder) => {
     const path = `${folder}/beacon.db`;
@@ -145,6 +151,7 @@ Deno.test("guardDatabaseFile() trips once the database file, overwritten in plac
       identity: {
         token: "0123456789abcdef",
         tokens: async () => (await Deno.readTextFile(path)).split(","),
+        ...NO_LANDMARK,
         // The checkpoint: the token reaches the file.
         settle: async () => {
           settled++;
@@ -191,6 +198,7 @@ async function realIdentity(folder: string, token: string) {
     identity: {
       token,
       tokens: () => read(unreadable.now ? `${folder}/no-such-folder/beacon.db` : path),
+      ...NO_LANDMARK,
       settle: () => Promise.resolve(),
     },
   };
@@ -242,6 +250,7 @@ Deno.test("guardDatabaseFile() looks twice before it calls a missing token an ov
       identity: {
         token: "0123456789abcdef",
         tokens: async () => torn-- > 0 ? [] : (await Deno.readTextFile(path)).split(","),
+        ...NO_LANDMARK,
         settle: () => Promise.resolve(),
       },
     });
@@ -266,6 +275,38 @@ Deno.test("guardDatabaseFile() trips when the file, overwritten in place, is ano
       assertEquals(await guard.check(), undefined);
       await Deno.writeFile(path, new Uint8Array()); // truncated in place: SQLite reads no table
       assertEquals(await guard.check(), "database_overwritten");
+    } finally {
+      guard.stop();
+    }
+  });
+});
+
+Deno.test("guardDatabaseFile() with the token held back at the start: the file's landmark decides until the token arrives, on two looks", async () => {
+  await withFolder(async (folder) => {
+    const path = `${folder}/beacon.db`;
+    // The file's own rows (the real ones are read through SQLite, WAL aside); a reader of
+    // another process holds every checkpoint back, so the token never arrives.
+    await Deno.writeTextFile(path, "submission 7 a7");
+    let torn = 0;
+    const changes: FileChange[] = [];
+    const guard = await guardDatabaseFile(path, {
+      onChange: (change) => changes.push(change),
+      identity: {
+        token: "0123456789abcdef",
+        tokens: async () => (await Deno.readTextFile(path)).split(","),
+        landmark: async () => ({ table: "submissions", seq: 7, value: "a7" }),
+        holds: async ({ seq, value }) =>
+          torn-- <= 0 && (await Deno.readTextFile(path)).includes(`submission ${seq} ${value}`),
+        settle: () => Promise.resolve(),
+      },
+    });
+    try {
+      assertEquals(await guard.check(), undefined, "held back, the landmark is there");
+      torn = 1;
+      assertEquals(await guard.check(), undefined, "one look without it is no verdict");
+      await Deno.writeTextFile(path, "submission 3 b3"); // another database copied over it
+      assertEquals(await guard.check(), "database_overwritten");
+      assertEquals(changes, ["database_overwritten"]);
     } finally {
       guard.stop();
     }
