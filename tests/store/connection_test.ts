@@ -11,7 +11,7 @@ import { signingKeyFromSeed, signReceipts, verifyReceipt } from "../../src/signi
 import type { DatabaseConfig } from "../../src/store/client.ts";
 import { Database } from "../../src/store/database.ts";
 import { type ReceiptSigner, SubmissionStore } from "../../src/store/store.ts";
-import type { SignedFields } from "../../src/store/rows.ts";
+import { type PendingRow, pendingRow, type SignedFields } from "../../src/store/rows.ts";
 
 /** Three concurrent appends and what the store reports and keeps of them. */
 async function appendThree(store: SubmissionStore, label: string): Promise<void> {
@@ -140,5 +140,41 @@ Deno.test("a batch sent as JSON (memory and sqld) stores every content byte for 
     }
   } finally {
     await sqld.close();
+  }
+});
+
+Deno.test("every kind of connection tells which rows of a commit the key check skipped, and the seq each other row got", async () => {
+  const folder = await Deno.makeTempDir({ prefix: "beacon-connection-" });
+  const sqld = await startSqld();
+  try {
+    for (const url of [":memory:", `file:${folder}/skip.db`, sqld.url]) {
+      const database = await Database.open({ url });
+      try {
+        const since = new Date(0).toISOString();
+        const keyed = (id: string, key: string) =>
+          pendingRow(newSubmission(id, { idempotencyKey: key }), since);
+        const commit = (rows: PendingRow[]) => database.connection.commit(rows, Infinity);
+        assertEquals(await commit([keyed("first", "k1"), keyed("second", "k2")]), [1, 2], url);
+        // The middle row's key was used by a committed row: it is skipped, the others follow on.
+        assertEquals(
+          await commit([keyed("third", "k3"), keyed("again", "k1"), keyed("fourth", "k4")]),
+          [3, 0, 4],
+          url,
+        );
+        assertEquals(await commit([keyed("again-2", "k2")]), [0], url);
+        assertEquals(await commit([keyed("fifth", "k5")]), [5], url);
+        const rows = await database.statements.run("SELECT seq, id FROM submissions ORDER BY seq");
+        assertEquals(
+          rows.map((row) => `${row.seq} ${row.id}`),
+          ["1 first", "2 second", "3 third", "4 fourth", "5 fifth"],
+          url,
+        );
+      } finally {
+        await database.close();
+      }
+    }
+  } finally {
+    await sqld.close();
+    await Deno.remove(folder, { recursive: true });
   }
 });

@@ -11,15 +11,16 @@ import {
   INSERT_BATCH_AFTER_ROWS,
   INSERT_BATCH_JSON,
   insertBatchJson,
+  INSERTED_ROWS,
 } from "./sql.ts";
 
 /**
- * The rows in one `INSERT … RETURNING` over a JSON array (`RETURNING` names the rows inserted and
- * their `seq`s; a row not named gets 0, as `Connection.commit` in ../connection.ts says), the
- * batch's signature right after it in the same write transaction, for exactly the rows it
- * inserted ({@linkcode INSERT_BATCH_AFTER_ROWS}), and last the deadline guard
- * ({@linkcode BEFORE_DEADLINE}): a Hrana batch, sent as one pipeline request, that commits all of
- * it before `deadline` by the database's clock or nothing at all.
+ * The rows in one insert over a JSON array, then which it inserted ({@linkcode INSERTED_ROWS}: a
+ * row not inserted gets 0, as `Connection.commit` in ../connection.ts says), the batch's
+ * signature right after them in the same write transaction, for exactly the rows inserted
+ * ({@linkcode INSERT_BATCH_AFTER_ROWS}), and last the deadline guard ({@linkcode BEFORE_DEADLINE}):
+ * a Hrana batch, sent as one pipeline request, that commits all of it before `deadline` by the
+ * database's clock or nothing at all.
  */
 export async function commitStatements(
   client: Client,
@@ -27,12 +28,19 @@ export async function commitStatements(
   deadline: number,
   batch?: BatchSignature,
 ): Promise<number[]> {
-  const statements: InStatement[] = [{ sql: INSERT_BATCH_JSON, args: [insertBatchJson(rows)] }];
+  const statements: InStatement[] = [
+    { sql: INSERT_BATCH_JSON, args: [insertBatchJson(rows)] },
+    { sql: INSERTED_ROWS, args: [rows.length] },
+  ];
   if (batch !== undefined) {
     statements.push({ sql: INSERT_BATCH_AFTER_ROWS, args: [batch.leaves, batch.signature] });
   }
   if (Number.isFinite(deadline)) statements.push({ sql: BEFORE_DEADLINE, args: [deadline] });
-  const [result] = await client.batch(statements, "write");
-  const seqs = new Map(result.rows.map((row) => [String(row[0]), Number(row[1])]));
+  const [, { rows: [inserted] }] = await client.batch(statements, "write");
+  const last = Number(inserted[0]);
+  const count = Number(inserted[1]);
+  if (count === rows.length) return rows.map((_, place) => last - count + 1 + place);
+  const ids: string[] = JSON.parse(String(inserted[2]));
+  const seqs = new Map(ids.map((id, place) => [id, last - count + 1 + place]));
   return rows.map((row) => seqs.get(row.id) ?? 0);
 }
