@@ -294,7 +294,7 @@ Deno.test("guardDatabaseFile() with the token held back at the start: the file's
       identity: {
         token: "0123456789abcdef",
         tokens: async () => (await Deno.readTextFile(path)).split(","),
-        landmark: async () => ({ table: "submissions", seq: 7, value: "a7" }),
+        landmark: () => Promise.resolve({ table: "submissions", seq: 7, value: "a7" }),
         holds: async ({ seq, value }) =>
           torn-- <= 0 && (await Deno.readTextFile(path)).includes(`submission ${seq} ${value}`),
         settle: () => Promise.resolve(),
