@@ -47,7 +47,13 @@ import {
 } from "../../src/signing/mod.ts";
 import { auditRows } from "../../src/transparency/audit.ts";
 import { appendCheckpoint } from "../data/appends.ts";
-import { intakeSignaturesStart, signedFieldsOf } from "../data/receipt_signature.ts";
+import {
+  batchSigned,
+  intakeSignaturesStart,
+  type ShadowedBatch,
+  shadowedBatches,
+  signedFieldsOf,
+} from "../data/receipt_signature.ts";
 import { configuredKey, storedPublicKey, storedRotations } from "../data/keys.ts";
 import {
   databaseConfig,
@@ -270,6 +276,9 @@ async function walkRows(
   // stored in its own transaction. Without a key to trust, no signature can be checked: no row
   // is judged by one.
   const from = trust.keys.size === 0 ? Infinity : await intakeSignaturesStart(database);
+  const reused = new Map<ShadowedBatch, number[]>(
+    (await shadowedBatches(database)).map((batch) => [batch, []]),
+  );
   const rows = auditRows(walk, {
     pages: submissionPages(database.client, database.schema, {}),
     logRow: (row) => row,
@@ -294,12 +303,34 @@ async function walkRows(
             `${retired.lastSeq}): a copy of a retired key? no head may cover it (docs/keys.md)`,
       );
     }
+    // A batch row that names this `seq` but signed another receipt, while this row's own
+    // signature verifies: the row it signed was deleted and its `seq` handed out again, which
+    // leaves no gap to see (migration 11).
+    if (row.seq >= from && !findings.some((finding) => finding.kind === "unacknowledged")) {
+      for (const [batch, seqs] of reused) {
+        if (row.seq >= batch.takenFrom && row.seq <= batch.lastSeq && !batchSigned(batch, row)) {
+          seqs.push(row.seq);
+        }
+      }
+    }
     await checkContent(row, where, trust.keys, tally, report);
     // A row that cannot be a leaf still takes its place, so later roots are compared as far as
     // they can be.
     const placeholder = () =>
       leafHash(new TextEncoder().encode(`${row.seq} ${row.id} ${row.receivedAt} ${row.digest}`));
     await compared(walk.append(row.seq, leaf ?? placeholder()));
+  }
+  for (const [batch, seqs] of reused) {
+    if (seqs.length === 0) continue;
+    const range = (low: number, high: number) =>
+      low === high ? `row ${low}` : `rows ${low} to ${high}`;
+    await report.problem(
+      `receipt batch ${batch.seq} (${range(batch.firstSeq, batch.lastSeq)}) signed other ` +
+        `receipts than ${range(seqs[0], seqs.at(-1)!)} now ${
+          seqs.length === 1 ? "holds, which carries a valid signature of its" : "hold, which " +
+            "carry valid signatures of their"
+        } own: rows in that range were deleted and their seqs reused (by a database writer?)`,
+    );
   }
   for (const expectation of walk.unreached()) {
     await report.problem(
