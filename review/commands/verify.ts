@@ -45,8 +45,15 @@ import {
   verifyCheckpoint,
   verifyRedaction,
 } from "../../src/signing/mod.ts";
+import { auditRows } from "../../src/transparency/audit.ts";
 import { appendCheckpoint } from "../data/appends.ts";
-import { intakeSignaturesStart, signedFieldsOf } from "../data/receipt_signature.ts";
+import {
+  batchSigned,
+  intakeSignaturesStart,
+  type ShadowedBatch,
+  shadowedBatches,
+  signedFieldsOf,
+} from "../data/receipt_signature.ts";
 import { configuredKey, storedPublicKey, storedRotations } from "../data/keys.ts";
 import {
   databaseConfig,
@@ -241,9 +248,9 @@ interface RowTally {
 }
 
 /**
- * Every row in order through the log walk (src/signing/log_audit.ts, shared with the server's
- * head signer, which stops at the first finding where this reports them all), plus what only a
- * reader of the content can check: digests, sizes and redaction records.
+ * Every row in order through the log's audit loop (src/transparency/audit.ts, shared with the
+ * server's head signer, which stops at the first finding where this reports them all), plus what
+ * only a reader of the content can check: digests, sizes and redaction records.
  */
 async function walkRows(
   database: ReviewDatabase,
@@ -265,41 +272,65 @@ async function walkRows(
     }
   };
   await compared(walk.compareNow()); // tree size 0
-  const intakeFrom = await intakeSignaturesStart(database);
-  const intake = new RangedIntakeSignatures(trust.history);
-  for await (const page of submissionPages(database.client, database.schema, {})) {
-    for (const row of page) {
-      const where = `row ${row.seq} (receipt ${safeText(row.id)})`;
-      // A head vouches only for rows the Beacon acknowledged: each carries the intake signature
-      // stored in its own transaction.
-      const signed = {
-        seq: row.seq,
-        fields: signedFieldsOf(row),
-        stored: row.receiptSignature ?? undefined,
-      };
-      const acknowledged = trust.keys.size === 0 || row.seq < intakeFrom ||
-        await intake.verifies(signed);
-      const { findings, leaf } = walk.check(row, acknowledged);
-      for (const finding of findings) {
-        // A row past a retired key's boundary that the retired key signed: a copy of it at work.
-        const retired = finding.kind === "unacknowledged"
-          ? await intake.retiredSigner(signed)
-          : undefined;
-        await report.problem(
-          retired === undefined
-            ? rowProblem(finding, where, row, trust.source)
-            : `${where}: its intake signature is by the retired key ` +
-              `${safeText(retired.publicKey)}, past its rotation boundary (row ` +
-              `${retired.lastSeq}): a copy of a retired key? no head may cover it (docs/keys.md)`,
-        );
-      }
-      await checkContent(row, where, trust.keys, tally, report);
-      // A row that cannot be a leaf still takes its place, so later roots are compared as far as
-      // they can be.
-      const placeholder = () =>
-        leafHash(new TextEncoder().encode(`${row.seq} ${row.id} ${row.receivedAt} ${row.digest}`));
-      await compared(walk.append(row.seq, leaf ?? placeholder()));
+  // A head vouches only for rows the Beacon acknowledged: each carries the intake signature
+  // stored in its own transaction. Without a key to trust, no signature can be checked: no row
+  // is judged by one.
+  const from = trust.keys.size === 0 ? Infinity : await intakeSignaturesStart(database);
+  const reused = new Map<ShadowedBatch, number[]>(
+    (await shadowedBatches(database)).map((batch) => [batch, []]),
+  );
+  const rows = auditRows(walk, {
+    pages: submissionPages(database.client, database.schema, {}),
+    logRow: (row) => row,
+    signedRow: (row) => ({
+      seq: row.seq,
+      fields: signedFieldsOf(row),
+      stored: row.receiptSignature ?? undefined,
+    }),
+  }, {
+    intake: new RangedIntakeSignatures(trust.history),
+    from,
+  });
+  for await (const { row, findings, leaf, retired } of rows) {
+    const where = `row ${row.seq} (receipt ${safeText(row.id)})`;
+    for (const finding of findings) {
+      // A row past a retired key's boundary that the retired key signed: a copy of it at work.
+      await report.problem(
+        retired === undefined || finding.kind !== "unacknowledged"
+          ? rowProblem(finding, where, row, trust.source)
+          : `${where}: its intake signature is by the retired key ` +
+            `${safeText(retired.publicKey)}, past its rotation boundary (row ` +
+            `${retired.lastSeq}): a copy of a retired key? no head may cover it (docs/keys.md)`,
+      );
     }
+    // A batch row that names this `seq` but signed another receipt, while this row's own
+    // signature verifies: the row it signed was deleted and its `seq` handed out again, which
+    // leaves no gap to see (migration 11).
+    if (row.seq >= from && !findings.some((finding) => finding.kind === "unacknowledged")) {
+      for (const [batch, seqs] of reused) {
+        if (row.seq >= batch.takenFrom && row.seq <= batch.lastSeq && !batchSigned(batch, row)) {
+          seqs.push(row.seq);
+        }
+      }
+    }
+    await checkContent(row, where, trust.keys, tally, report);
+    // A row that cannot be a leaf still takes its place, so later roots are compared as far as
+    // they can be.
+    const placeholder = () =>
+      leafHash(new TextEncoder().encode(`${row.seq} ${row.id} ${row.receivedAt} ${row.digest}`));
+    await compared(walk.append(row.seq, leaf ?? placeholder()));
+  }
+  for (const [batch, seqs] of reused) {
+    if (seqs.length === 0) continue;
+    const range = (low: number, high: number) =>
+      low === high ? `row ${low}` : `rows ${low} to ${high}`;
+    await report.problem(
+      `receipt batch ${batch.seq} (${range(batch.firstSeq, batch.lastSeq)}) signed other ` +
+        `receipts than ${range(seqs[0], seqs.at(-1)!)} now ${
+          seqs.length === 1 ? "holds, which carries a valid signature of its" : "hold, which " +
+            "carry valid signatures of their"
+        } own: rows in that range were deleted and their seqs reused (by a database writer?)`,
+    );
   }
   for (const expectation of walk.unreached()) {
     await report.problem(

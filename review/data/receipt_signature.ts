@@ -11,11 +11,12 @@
 import {
   fromBase64url,
   intakeSignaturesFrom,
+  receiptLeafHash,
   type SignedReceiptFields,
   verifyReceipt,
 } from "../../src/signing/mod.ts";
 import { keyFingerprint } from "../../src/message/mod.ts";
-import { INTAKE_SIGNATURES_FROM } from "../../src/store/mod.ts";
+import { INTAKE_SIGNATURES_FROM, SHADOWED_BATCHES } from "../../src/store/mod.ts";
 import type { ReviewDatabase } from "./database.ts";
 import type { SubmissionRow } from "./queries.ts";
 
@@ -98,4 +99,53 @@ export async function intakeSignaturesStart(database: ReviewDatabase): Promise<n
       } AS recorded, (SELECT MIN(seq) FROM receipt_signatures) AS first_signed`,
   )).rows[0];
   return intakeSignaturesFrom(row?.recorded, row?.first_signed);
+}
+
+/**
+ * A batch row whose range names `seq`s that now read a later batch row (`SHADOWED_BATCHES`,
+ * src/store/rows.ts): the rows from `takenFrom` to `lastSeq` are checked against their own batch,
+ * never against this one.
+ */
+export interface ShadowedBatch {
+  /** Its `seq` in `receipt_batches`. */
+  readonly seq: number;
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  /** The first `seq` of its range that a later batch row starts at. */
+  readonly takenFrom: number;
+  /** The receipts' leaf hashes it signed, 32 bytes each. */
+  readonly leaves: Uint8Array;
+}
+
+/** The store's {@linkcode ShadowedBatch}es, by `first_seq`; none before schema version 11. */
+export async function shadowedBatches(database: ReviewDatabase): Promise<ShadowedBatch[]> {
+  if (!database.schema.receiptBatches) return [];
+  const rows = (await database.client.execute(SHADOWED_BATCHES)).rows;
+  return rows.map((row) => ({
+    seq: Number(row.seq),
+    firstSeq: Number(row.first_seq),
+    lastSeq: Number(row.last_seq),
+    takenFrom: Number(row.taken_from),
+    leaves: bytesOf(row.leaves as unknown),
+  }));
+}
+
+function bytesOf(value: unknown): Uint8Array {
+  if (value instanceof Uint8Array) return value;
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  return new Uint8Array(0);
+}
+
+/** Whether `batch` signed the receipt `row` reads as now: its leaf is among the batch's leaves. */
+export function batchSigned(batch: ShadowedBatch, row: SubmissionRow): boolean {
+  let leaf: Uint8Array;
+  try {
+    leaf = receiptLeafHash(signedFieldsOf(row));
+  } catch {
+    return false; // a member with no JCS form was never signed
+  }
+  for (let at = 0; at + 32 <= batch.leaves.length; at += 32) {
+    if (leaf.every((byte, i) => byte === batch.leaves[at + i])) return true;
+  }
+  return false;
 }

@@ -12,6 +12,7 @@ const SERVER_FACES = [
   "src/store/mod.ts",
   "src/signing/mod.ts",
   "src/message/mod.ts",
+  "src/transparency/audit.ts", // the log's one audit loop, shared with the server's head signer
   "src/adapter/node/node.ts", // the npm package's `./node` export: node:http for the console
   "src/cli/permissions.ts", // the native driver's permission facts, shared with the server's launcher
   "src/start/key_file.ts", // the key file's form and durable creation, shared with the server's start

@@ -264,6 +264,28 @@ Deno.test("verify reports a deleted last row replaced by a new one (rowid reused
   assertMatch(run.stdout, /^PROBLEM: checkpoint 1 .*: recorded root [0-9a-f]{64} but the first 3/m);
 });
 
+Deno.test("verify reports a deleted newest row whose seq a later row took, before any checkpoint covers it", async () => {
+  const { database, ids } = await threeRows();
+  await raw(database, "DROP TRIGGER submissions_no_delete");
+  await raw(database, "DELETE FROM submissions WHERE seq = 3");
+  const [replacement] = await fill(database, [text("replacement")], { signingKey: KEY });
+  // No gap, no checkpoint, and the new row carries a valid signature of its own: only the stale
+  // batch row, which still names seq 3 with the deleted receipt's leaf, shows the deletion.
+  const seq = await query(database, `SELECT seq FROM submissions WHERE id = '${replacement.id}'`);
+  assertStrictEquals(seq[0].seq, 3);
+  assert(replacement.id !== ids[2]);
+  assertStrictEquals(await checkpointCount(database), 0);
+  const run = await review(database, ["verify"], SIGNED);
+  assertStrictEquals(run.code, 1, run.stdout + run.stderr);
+  assert(!run.stdout.includes("missing"));
+  assertMatch(
+    run.stdout,
+    /^PROBLEM: receipt batch 3 \(row 3\) signed other receipts than row 3 now holds, which carries a valid signature of its own: rows in that range were deleted and their seqs reused \(by a database writer\?\)$/m,
+  );
+  assertMatch(run.stdout, /^1 problem found; no checkpoint appended/m);
+  assertStrictEquals(await checkpointCount(database), 0);
+});
+
 Deno.test("verify reports tampered and foreign checkpoints", async () => {
   const { database } = await threeRows();
   assertStrictEquals((await review(database, ["verify"], SIGNED)).code, 0);

@@ -24,6 +24,7 @@ export { CHECKPOINT_COLUMNS, ROTATION_COLUMNS } from "./log_rows.ts";
 export { migrate } from "./migrations.ts";
 export {
   INTAKE_SIGNATURES_FROM,
+  SHADOWED_BATCHES,
   signatureColumns,
   signatureJoin,
   signedFieldsOf,

@@ -226,6 +226,20 @@ export function signatureJoin(alias: string, batches = true): string {
 }
 
 /**
+ * The batch rows that {@linkcode signatureJoin} passes over for some of the `seq`s their range
+ * names, because a later batch row starts inside that range: `taken_from` is the first such `seq`
+ * (the rows from there to `last_seq` read the later batch). SQLite numbers one commit's rows
+ * consecutively, so this happens only when a database writer deleted the newest rows and SQLite
+ * handed their `seq`s to the rows of a later commit (or a writer inserted a batch row). Needs
+ * schema version 11; the `first_seq` index keeps each probe to the range's few rows.
+ */
+export const SHADOWED_BATCHES = "SELECT seq, first_seq, last_seq, leaves, taken_from FROM " +
+  "(SELECT b.seq, b.first_seq, b.last_seq, b.leaves, (SELECT MIN(c.first_seq) FROM " +
+  "receipt_batches c WHERE c.first_seq >= b.first_seq AND c.first_seq <= b.last_seq AND " +
+  "(c.first_seq > b.first_seq OR c.seq > b.seq)) AS taken_from FROM receipt_batches b) " +
+  "WHERE taken_from IS NOT NULL ORDER BY first_seq, seq";
+
+/**
  * The first row with an idempotency key in its window ({@linkcode keyCheckArgs}), as a summary
  * with its stored receipt signature: a replay answers with the first receipt's own signature.
  */

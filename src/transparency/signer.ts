@@ -14,7 +14,8 @@
  *
  * ## A head covers only rows the Beacon acknowledged
  *
- * Each new row is checked before it is covered (src/signing/log_audit.ts, `LogWalk`):
+ * Each new row is checked before it is covered, through the audit loop `review verify` runs too
+ * (./audit.ts; src/signing/log_audit.ts, `LogWalk`):
  *
  * - `seq` without gaps;
  * - its stored intake signature verifies under the key, from schema version 10's start on: a
@@ -77,6 +78,7 @@ import { entriesAt, inclusionProof, rangeHash, TILE_WIDTH, TileLog } from "../si
 import { LogRows } from "../store/log_rows.ts";
 import type { Statements } from "../store/log_rows.ts";
 import { signedFieldsOf } from "../store/rows.ts";
+import { auditRows } from "./audit.ts";
 import { signedRowOf } from "./signed_row.ts";
 import { TileMissing, TileReader } from "./tile_reader.ts";
 
@@ -557,7 +559,8 @@ export class LogSigner {
 
   /**
    * Appends the rows after the tree to it, up to {@linkcode MAX_HEAD_LEAVES} past the last stored
-   * head, stopping before the first row that must not be covered.
+   * head, through the audit loop (./audit.ts), stopping before the first row that must not be
+   * covered.
    *
    * @returns `more`: rows remain past the limit.
    */
@@ -570,89 +573,71 @@ export class LogSigner {
       this.#retiredAt ?? Infinity,
     );
     const latest = this.#options.now() + FUTURE_ALLOWANCE_MS;
-    while (tree.size < limit) {
-      const rows = await this.#rows.rowsAfter(tree.size, Math.min(PAGE_ROWS, limit - tree.size));
-      const acknowledged = await this.#acknowledgedRows(rows);
-      for (let at = 0; at < rows.length; at++) {
-        const row = rows[at];
-        const seq = Number(row.seq);
-        const { findings, leaf } = walk.check(
-          { seq, id: row.id, receivedAt: row.received_at, digest: row.digest } as LogRow,
-          acknowledged[at],
-        );
-        // The first finding stops the signing: no head is signed over it.
-        const finding = findings[0];
-        if (finding?.kind === "missing") {
-          throw new TreeHeadRefused(`submission ${finding.from} is missing`);
-        }
-        if (finding?.kind === "unencodable") {
-          throw new TreeHeadRefused(`submission ${seq} cannot be encoded as a leaf`);
-        }
-        const future = Date.parse(String(row.received_at)) > latest;
-        if (finding?.kind === "unacknowledged" || future) {
-          if (this.#withheld !== seq) {
-            this.#withheld = seq;
-            const retired = future ? undefined : await this.#intake.retiredSigner(signedRowOf(row));
-            this.#options.onIgnored?.(
-              new TreeHeadWithheld(
-                seq,
-                String(row.id),
-                future ? "future" : retired ?? "unacknowledged",
-              ),
-            );
-          }
-          return { more: false };
-        }
-        const { mismatched } = walk.append(seq, leaf!);
-        if (mismatched.length > 0) this.#mismatch(mismatched[0].seq, tree.size);
+    const pages = { more: false };
+    const rows = auditRows(walk, {
+      pages: this.#pages(limit, pages),
+      logRow: (row) =>
+        ({
+          seq: Number(row.seq),
+          id: row.id,
+          receivedAt: row.received_at,
+          digest: row.digest,
+        }) as LogRow,
+      signedRow: signedRowOf,
+      withSignatures: (low, high) => this.#rows.signedRows(low, high),
+    }, {
+      intake: this.#intake,
+      // Rows a head of the log's keys already covers were vouched for when it was signed.
+      from: Math.max((this.#largest?.treeSize ?? -1) + 1, this.#intakeFrom!),
+      committed: (row) => this.#committed.check(Number(row.seq), signedFieldsOf(row)) === true,
+    });
+    for await (const { row, seq, findings, leaf, retired } of rows) {
+      // The first finding stops the signing: no head is signed over it.
+      const finding = findings[0];
+      if (finding?.kind === "missing") {
+        throw new TreeHeadRefused(`submission ${finding.from} is missing`);
       }
-      if (rows.length < PAGE_ROWS) return { more: false };
-      await yieldToEventLoop();
+      if (finding?.kind === "unencodable") {
+        throw new TreeHeadRefused(`submission ${seq} cannot be encoded as a leaf`);
+      }
+      const future = Date.parse(String(row.received_at)) > latest;
+      if (finding?.kind === "unacknowledged" || future) {
+        if (this.#withheld !== seq) {
+          this.#withheld = seq;
+          this.#options.onIgnored?.(
+            new TreeHeadWithheld(
+              seq,
+              String(row.id),
+              future ? "future" : retired ?? "unacknowledged",
+            ),
+          );
+        }
+        return { more: false };
+      }
+      const { mismatched } = walk.append(seq, leaf!);
+      if (mismatched.length > 0) this.#mismatch(mismatched[0].seq, tree.size);
     }
-    return { more: true };
+    return { more: pages.more };
   }
 
   /**
-   * Whether the Beacon acknowledged each row as it now reads (src/signing/log_audit.ts), with the
-   * rows rewritten in place where their stored signature had to be read. Rows a head of the log's
-   * keys already covers were vouched for when it was signed. Rows this process committed are compared
-   * with what it committed; the others, and any that read otherwise, are read again with their
-   * stored signatures, checked together so that a whole batch costs one root.
+   * The rows after the tree, a page at a time up to `limit` (each page starts where the tree
+   * ends), with a macrotask yield between pages; `state.more` is set when rows remain past the
+   * limit.
    */
-  async #acknowledgedRows(rows: Record<string, unknown>[]): Promise<boolean[]> {
-    const from = Math.max((this.#largest?.treeSize ?? -1) + 1, this.#intakeFrom!);
-    const verdicts = new Array<boolean>(rows.length).fill(true);
-    const unknown: number[] = [];
-    if (rows.length > 0) this.#committed.forgetBefore(Number(rows[0].seq));
-    for (let at = 0; at < rows.length; at++) {
-      const row = rows[at];
-      const seq = Number(row.seq);
-      if (seq < from) continue; // covered already (a head of this key)
-      // A row that reads otherwise than this process committed it is judged by its stored
-      // signature, not held back: after a writer deleted the newest rows, SQLite hands their
-      // `seq`s to the next genuine rows, which carry signatures of their own.
-      if (this.#committed.check(seq, signedFieldsOf(row)) !== true) unknown.push(at);
+  async *#pages(
+    limit: number,
+    state: { more: boolean },
+  ): AsyncGenerator<Record<string, unknown>[]> {
+    const tree = this.#tree!;
+    while (tree.size < limit) {
+      const rows = await this.#rows.rowsAfter(tree.size, Math.min(PAGE_ROWS, limit - tree.size));
+      if (rows.length > 0) this.#committed.forgetBefore(Number(rows[0].seq));
+      yield rows;
+      if (rows.length < PAGE_ROWS) return;
+      await yieldToEventLoop();
     }
-    if (unknown.length === 0) return verdicts;
-    const signed = await this.#rows.signedRows(
-      Number(rows[unknown[0]].seq),
-      Number(rows[unknown.at(-1)!].seq),
-    );
-    const bySeq = new Map(signed.map((row) => [Number(row.seq), row]));
-    // A row gone or changed since the page was read is judged as it reads now.
-    const checked = unknown.map((at) => bySeq.get(Number(rows[at].seq)));
-    const present = checked.filter((row) => row !== undefined);
-    const results = await this.#intake.verifiesAll(present.map(signedRowOf));
-    let next = 0;
-    unknown.forEach((at, i) => {
-      const row = checked[i];
-      if (row === undefined) verdicts[at] = false;
-      else {
-        rows[at] = row;
-        verdicts[at] = results[next++];
-      }
-    });
-    return verdicts;
+    state.more = true;
   }
 
   /**
