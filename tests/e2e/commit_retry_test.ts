@@ -4,8 +4,9 @@
  * that moment (its port then refuses connections): the Beacon cannot know whether the row is
  * stored, so it must answer `503 outcome_unknown` with the receipt id, and the row is there.
  * Deno's `fetch` resends a request whose connection closed before an answer; its retry meets the
- * refused port, which, before the commit's body was sent as a stream, made the Beacon answer
- * `503 unavailable` ("nothing stored") for a stored row. Run on Deno, Node and Bun.
+ * refused port, which once made the Beacon answer `503 unavailable` ("nothing stored") for a
+ * stored row: on Deno a refusal proves nothing on a client that already had answers
+ * (src/store/connection/remote/droppable_client.ts). Run on Deno, Node and Bun.
  */
 import { createClient } from "@libsql/client";
 import { startRuntime } from "../../scripts/runtimes.ts";

@@ -51,31 +51,18 @@ export function isConnectFailure(error: unknown): boolean {
 }
 
 /**
- * Deno's `fetch` sends a request again, on a new connection, when the connection it went out on
- * closes before an answer, if it can replay the body: so a statement the server ran before it
- * died is sent a second time, and the retry's failure (a refused connection, say) would make a
- * commit that was applied look as if nothing had been sent. A body given as a stream cannot be
- * replayed, so Deno sends each statement once (`tests/e2e/commit_retry_test.ts`). Node's and
- * Bun's `fetch` do not resend a `POST`; their requests are left as they are.
+ * Deno's `fetch` sends a request again, on a new connection, when the pooled connection it went
+ * out on closes before an answer (it replays a body it holds whole): a statement the server ran
+ * before it died is sent a second time, and the retry's refused connection reads like a request
+ * that never left. So on Deno a refused connection proves nothing was sent only on a client that
+ * has no pooled connection to have sent it on: one that has had no answer yet. (Sending each
+ * statement as a stream, which Deno cannot replay, also closes this; it cost 6-10 % of the
+ * Beacon's CPU a request on sqld, `bench/ab.ts`, bench/README.md "Figures behind constants".)
+ * Node's and Bun's `fetch` do not resend a `POST`. After a commit without an answer the caller
+ * drops the client (remote.ts), so during an outage each later commit goes out on a fresh client,
+ * whose refusals are exact again (`tests/e2e/commit_retry_test.ts`, `tests/e2e/metrics_test.ts`).
  */
-async function unreplayable(request: Request): Promise<Request> {
-  if (!("Deno" in globalThis) || request.method !== "POST" || request.body === null) {
-    return request;
-  }
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(bytes);
-      controller.close();
-    },
-  });
-  return new Request(request.url, {
-    method: "POST",
-    headers: request.headers,
-    body,
-    duplex: "half",
-  } as RequestInit);
-}
+const FETCH_RESENDS = "Deno" in globalThis;
 
 type CreateClient = typeof import("@libsql/client/web").createClient;
 
@@ -115,6 +102,7 @@ export class RemoteConnection {
 
   #connect(): Current {
     const inFlight = new Set<AbortController>();
+    let answered = false;
     const deno = (globalThis as { Deno?: DenoNamespace }).Deno;
     const pool = deno?.createHttpClient?.({});
     // Bun pools connections per process and cannot be given a pool of its own: after a drop, its
@@ -133,15 +121,17 @@ export class RemoteConnection {
       if (pool !== undefined) init.client = pool;
       const record: SendRecord = { status: 0, connectFailed: false };
       if (request.method === "POST") this.lastSend = record;
+      const couldBeResent = FETCH_RESENDS && answered;
       try {
-        const response = await fetch(await unreplayable(request), init);
+        const response = await fetch(request, init);
+        answered = true;
         record.status = response.status;
         // The body is read here, while the request can still be aborted: a connection can go
         // dark between the head and the body too. (Hrana answers are small: one statement's rows.)
         const body = await response.arrayBuffer();
         return new Response(body, { status: response.status, headers: response.headers });
       } catch (error) {
-        record.connectFailed = isConnectFailure(error);
+        record.connectFailed = !couldBeResent && isConnectFailure(error);
         throw error;
       } finally {
         inFlight.delete(controller);

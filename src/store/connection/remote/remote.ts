@@ -51,6 +51,9 @@ async function commitRemote(
     const sent = connection.lastSend;
     const nothingApplied = sent === before || sent.connectFailed ||
       (sent.status >= 400 && sent.status < 500);
+    // A statement without an answer leaves its client behind: the next goes out on a fresh one,
+    // with no pooled connection a runtime could resend on (droppable_client.ts).
+    if (sent !== before && sent.status === 0) connection.drop();
     throw nothingApplied ? error : new IndeterminateError(error);
   }
 }
