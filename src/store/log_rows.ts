@@ -107,8 +107,8 @@ export class LogRows {
   /**
    * Submissions after `seq` `after` with the members a leaf and a receipt are made of, read as
    * one JSON array: every row the log covers is read once, and a row of a Hrana result is JSON the
-   * client decodes value by value into an object with a property per column, about 3x the CPU of
-   * the same rows as one array on sqld and 2x embedded (`bench/readback_bench.ts`; bench/README.md
+   * client decodes value by value into an object with a property per column, which costs more
+   * than one array, on sqld and embedded alike (`bench/readback_bench.ts`; bench/README.md
    * "Figures behind constants"). The table is `STRICT`, so every value is one JSON can hold.
    */
   async rowsAfter(after: number, limit: number): Promise<Record<string, unknown>[]> {

@@ -91,7 +91,7 @@ export async function* auditRows<R, E extends RootRecord>(
       const retired = verdicts[at]
         ? undefined
         : await rule.intake.retiredSigner(source.signedRow(row));
-      yield { row, seq: logRow.seq, findings, leaf, ...(retired === undefined ? {} : { retired }) };
+      yield { row, seq: logRow.seq, findings, leaf, retired };
     }
   }
 }

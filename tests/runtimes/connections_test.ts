@@ -13,7 +13,7 @@
  *   survival is checked.
  */
 import { assert, assertStrictEquals } from "../support/assert.ts";
-import { startServer } from "../support/server.ts";
+import { closeAll, startServer } from "../support/server.ts";
 import { freePort, type RunningServer, startRuntime } from "../../scripts/runtimes.ts";
 
 /** The descriptor limit the servers run under, and how many connections the test opens. */
@@ -62,16 +62,6 @@ async function flood(url: string, count: number): Promise<Deno.Conn[]> {
     }
   }
   return connections;
-}
-
-function closeAll(connections: Deno.Conn[]): void {
-  for (const connection of connections) {
-    try {
-      connection.close();
-    } catch {
-      // closed by the server already
-    }
-  }
 }
 
 /** Resolves true when the server closes `connection` (read returns EOF or fails). */

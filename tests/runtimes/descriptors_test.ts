@@ -8,7 +8,7 @@
  * a check that could not run is not evidence (src/store/file_guard.ts).
  */
 import { assert, assertMatch, assertStrictEquals } from "../support/assert.ts";
-import { startServer } from "../support/server.ts";
+import { closeAll, startServer } from "../support/server.ts";
 import { freePort, startRuntime } from "../../scripts/runtimes.ts";
 
 const FD_LIMIT = 128;
@@ -53,16 +53,6 @@ async function holdIdle(url: string, count: number): Promise<Deno.Conn[]> {
     }
   }
   return connections;
-}
-
-function closeAll(connections: Deno.Conn[]): void {
-  for (const connection of connections) {
-    try {
-      connection.close();
-    } catch {
-      // closed by the server already
-    }
-  }
 }
 
 /** Waits (bounded) until `predicate` holds, polling every 100 ms. */

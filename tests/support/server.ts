@@ -106,3 +106,14 @@ export async function refusedStart(
   const lines = new TextDecoder().decode(output.stderr).split("\n").filter((line) => line !== "");
   return { code: output.code, lines };
 }
+
+/** Closes raw client connections a test opened to a server, any the server closed already too. */
+export function closeAll(connections: Deno.Conn[]): void {
+  for (const connection of connections) {
+    try {
+      connection.close();
+    } catch {
+      // closed by the server already
+    }
+  }
+}

@@ -56,8 +56,8 @@ export function isConnectFailure(error: unknown): boolean {
  * before it died is sent a second time, and the retry's refused connection reads like a request
  * that never left. So on Deno a refused connection proves nothing was sent only on a client that
  * has no pooled connection to have sent it on: one that has had no answer yet. (Sending each
- * statement as a stream, which Deno cannot replay, also closes this; it cost 6-10 % of the
- * Beacon's CPU a request on sqld, `bench/ab.ts`, bench/README.md "Figures behind constants".)
+ * statement as a stream, which Deno cannot replay, also closes this, at a cost in CPU a request
+ * that bench/README.md "Figures behind constants" gives.)
  * Node's and Bun's `fetch` do not resend a `POST`. After a commit without an answer the caller
  * drops the client (remote.ts), so during an outage each later commit goes out on a fresh client,
  * whose refusals are exact again (`tests/e2e/commit_retry_test.ts`, `tests/e2e/metrics_test.ts`).

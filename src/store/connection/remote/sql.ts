@@ -42,9 +42,8 @@ export const INSERT_BATCH_JSON = `INSERT INTO submissions (${INSERT_COLUMNS})
  * What the insert just before it ({@linkcode INSERT_BATCH_JSON}) stored, as one row: the last
  * `seq` and how many rows, and only when the key check skipped some (fewer than the parameter),
  * the ids inserted, in `seq` order. One row of two integers, not a `RETURNING` row per
- * submission: each row of a Hrana result is JSON the client parses and turns into an object
- * (about 3 µs a row in the client's `rowFromProto` and the response's `JSON.parse`, on the same
- * cores as sqld). The numbers are SQLite's `last_insert_rowid()` and `changes()`, which a
+ * submission: each row of a Hrana result is JSON the client parses and turns into an object,
+ * the cost `bench/readback_bench.ts` prices (bench/README.md "Figures behind constants"). The numbers are SQLite's `last_insert_rowid()` and `changes()`, which a
  * `SELECT` does not change and which count no trigger's rows (sqlite.org/lang_corefunc.html); the
  * rows of one statement get consecutive `seq`s in array order.
  */
