@@ -16,10 +16,13 @@
  *
  * Usage: `deno run -A bench/profile.ts [--duration=10] [--warmup=2] [--connections=50]
  *   [--threads=2] [--size=600] [--top=25] [--interval=1000] [--dir=<folder>]
- *   [--beacon=src/adapter/deno/server.ts] [--sqld]`
+ *   [--beacon=src/adapter/deno/server.ts] [--sqld] [--floor]`
  *
  * `--sqld` profiles the remote path instead: the Beacon on a real sqld on loopback, started
  * here, whose CPU per request is printed beside the Beacon's.
+ *
+ * `--floor` profiles the reference floor with tree heads instead (`../shared/floor`, as the
+ * bench's `floor-ref-heads` target runs it), so the two profiles can be read side by side.
  *
  * @module
  */
@@ -30,7 +33,7 @@ import { type HotSpot, type ProfileSummary, readProfiles } from "./lib/cpuprofil
 import { ensureLoadGenerator, type LoadGenerator, type LoadResult, runLoad } from "./lib/load.ts";
 import { parseOptions, positive } from "./lib/options.ts";
 import { sendMessageBody } from "./lib/payload.ts";
-import { type RunningServer, startServer } from "./lib/process.ts";
+import { type RunningServer, type ServerSpec, startServer } from "./lib/process.ts";
 import { commitCounts } from "./lib/harness.ts";
 import { num, table } from "./lib/report.ts";
 import {
@@ -38,6 +41,9 @@ import {
   BEACON_ENTRY,
   beaconNpmCache,
   beaconSpec,
+  FLOOR_HEADS_KNOBS,
+  referenceFloorMissing,
+  referenceFloorSpec,
   ROOT,
 } from "./lib/servers.ts";
 import {
@@ -66,6 +72,7 @@ function settingsFrom(args: readonly string[]) {
     dir: { type: "string" },
     beacon: { type: "string", default: BEACON_ENTRY },
     sqld: { type: "boolean", default: false },
+    floor: { type: "boolean", default: false },
   });
   const s = {
     durationS: positive(o.duration, "duration", 10),
@@ -79,7 +86,10 @@ function settingsFrom(args: readonly string[]) {
     entry: o.beacon!,
     /** Profile the remote path: the Beacon on a real sqld started here. */
     sqld: o.sqld === true,
+    /** Profile the reference floor with tree heads instead of the Beacon. */
+    floor: o.floor === true,
   };
+  if (s.floor && s.sqld) throw new Error("Cannot profile with both --floor and --sqld");
   if (s.durationS > MAX_SECONDS || s.warmupS > MAX_SECONDS) {
     throw new Error(`Cannot profile for more than ${MAX_SECONDS}s per phase`);
   }
@@ -234,14 +244,34 @@ type Settings = ReturnType<typeof settingsFrom>;
 
 const A2A_HEADERS = { "Content-Type": "application/json", "A2A-Version": "1.0" };
 
-/** A Beacon started as bench/run.ts starts it, plus the V8 profiler writing into `profileDir`. */
+/** The V8 profiler's flags, writing into `profileDir`. */
+function profilerArgs(s: Settings, profileDir: string): string[] {
+  return [
+    "--cpu-prof",
+    `--cpu-prof-dir=${profileDir}`,
+    `--cpu-prof-interval=${s.intervalUs}`,
+    "--cpu-prof-md",
+  ];
+}
+
+/**
+ * A Beacon started as bench/run.ts starts it, or the reference floor with tree heads as its
+ * `floor-ref-heads` target runs, plus the V8 profiler writing into `profileDir`.
+ */
 function profiledSpec(
   s: Settings,
   dataDir: string,
   profileDir: string,
   npmCache: string,
   databaseUrl?: string,
-) {
+): ServerSpec {
+  if (s.floor) {
+    return referenceFloorSpec(`${dataDir}/profile.db`, {
+      name: "floor-ref-heads (profiled)",
+      env: FLOOR_HEADS_KNOBS,
+      extraArgs: profilerArgs(s, profileDir),
+    });
+  }
   return beaconSpec({
     databasePath: `${dataDir}/profile.db`,
     databaseUrl,
@@ -249,12 +279,7 @@ function profiledSpec(
     name: "beacon (profiled)",
     entry: s.entry,
     npmCache,
-    extraArgs: [
-      "--cpu-prof",
-      `--cpu-prof-dir=${profileDir}`,
-      `--cpu-prof-interval=${s.intervalUs}`,
-      "--cpu-prof-md",
-    ],
+    extraArgs: profilerArgs(s, profileDir),
   });
 }
 
@@ -361,7 +386,10 @@ function report(
 
 async function main(): Promise<number> {
   const s = settingsFrom(Deno.args);
-  assertBeaconExists(s.entry);
+  if (s.floor) {
+    const missing = referenceFloorMissing();
+    if (missing !== undefined) throw new Error(`Cannot profile the floor: ${missing}`);
+  } else assertBeaconExists(s.entry);
   const gen = await ensureLoadGenerator(undefined, log);
   const profileDir = s.dir ?? await Deno.makeTempDir({ prefix: "beacon-profile-" });
   await Deno.mkdir(profileDir, { recursive: true });

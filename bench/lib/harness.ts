@@ -348,11 +348,15 @@ export async function commitCounts(
       signal: AbortSignal.timeout(10_000),
     });
     const text = await response.text();
-    if (
-      response.status !== 200 || !response.headers.get("content-type")?.startsWith("text/plain")
-    ) {
-      return null;
+    if (response.status !== 200) return null;
+    if (response.headers.get("content-type")?.startsWith("application/json")) {
+      // The reference floor answers every GET with its own two counters.
+      const { commits, writes } = JSON.parse(text);
+      return typeof commits === "number" && typeof writes === "number"
+        ? { commits, submissions: writes }
+        : null;
     }
+    if (!response.headers.get("content-type")?.startsWith("text/plain")) return null;
     const value = (name: string) =>
       Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? "0");
     return {

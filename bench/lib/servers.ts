@@ -91,6 +91,12 @@ export const REFERENCE_FLOOR_KNOBS: Readonly<Record<string, string>> = {
   STORE_SIG: "batch",
 };
 
+/** The reference floor's knobs for tree heads as the Beacon keeps them: a head every 2 s over the rows read back. */
+export const FLOOR_HEADS_KNOBS: Readonly<Record<string, string>> = {
+  HEADS: "2000",
+  HEADS_FROM: "db",
+};
+
 /** Why the reference floor cannot run here, or undefined when its `server.ts` is there. */
 export function referenceFloorMissing(): string | undefined {
   return exists(`${REFERENCE_FLOOR_DIR}/server.ts`)
@@ -104,12 +110,19 @@ export function referenceFloorMissing(): string | undefined {
  */
 export function referenceFloorSpec(
   databasePath: string,
-  options: { name?: string; env?: Record<string, string> } = {},
+  options: { name?: string; env?: Record<string, string>; extraArgs?: readonly string[] } = {},
 ): ServerSpec {
   return {
     name: options.name ?? "floor-ref",
     command: Deno.execPath(),
-    args: ["run", "-A", "--no-lock", "--node-modules-dir=none", "server.ts"],
+    args: [
+      "run",
+      "-A",
+      "--no-lock",
+      "--node-modules-dir=none",
+      ...options.extraArgs ?? [],
+      "server.ts",
+    ],
     cwd: REFERENCE_FLOOR_DIR,
     env: {
       DENO_NO_UPDATE_CHECK: "1",

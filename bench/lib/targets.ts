@@ -12,6 +12,7 @@ import type { ServerSpec } from "./process.ts";
 import {
   beaconSpec,
   echoSpec,
+  FLOOR_HEADS_KNOBS,
   referenceFloorMissing,
   referenceFloorSpec,
   sdkSpec,
@@ -208,7 +209,7 @@ export function makeTargets(settings: TargetSettings): Target[] {
       spec: (dir) =>
         referenceFloorSpec(`${dir}/floor-ref-heads.db`, {
           name: "floor-ref-heads",
-          env: { HEADS: "2000", HEADS_FROM: "db" },
+          env: FLOOR_HEADS_KNOBS,
         }),
       probe: sendMessageProbe("floor-ref-heads"),
     },
@@ -226,7 +227,7 @@ export function makeTargets(settings: TargetSettings): Target[] {
       spec: (dir, url) =>
         referenceFloorSpec(`${dir}/floor-ref-sqld.db`, {
           name: "floor-ref-sqld",
-          env: { HEADS: "2000", HEADS_FROM: "db", DB: "remote", REMOTE_URL: url ?? "" },
+          env: { ...FLOOR_HEADS_KNOBS, DB: "remote", REMOTE_URL: url ?? "" },
         }),
       probe: sendMessageProbe("floor-ref-sqld"),
     },
