@@ -81,15 +81,13 @@ import { signedFieldsOf } from "../store/rows.ts";
 import { auditRows } from "./audit.ts";
 import { signedRowOf } from "./signed_row.ts";
 import { TileMissing, TileReader } from "./tile_reader.ts";
+import { UncoveredCommits } from "./uncovered.ts";
 
 /**
  * Rows read and hashed per step. Hashing is synchronous, so a step is kept short and followed by
  * a macrotask yield: requests are served between steps.
  */
 const PAGE_ROWS = 500;
-
-/** Uncovered commits remembered for the metric: past this, the oldest ones are what counts. */
-const MAX_UNCOVERED = 65_536;
 
 /** Head rows read per query: each is verified once. */
 const HEAD_PAGE_ROWS = 500;
@@ -234,11 +232,8 @@ export class LogSigner {
   #withheld = 0;
   /** Rows this process committed and has not covered yet (`committed`). */
   readonly #committed = new CommittedReceipts();
-  /**
-   * This process's commits no head covers yet: each batch's first `seq` and when it was
-   * acknowledged, oldest first (for {@linkcode uncoveredSeconds}); bounded, oldest kept.
-   */
-  readonly #uncovered: { readonly seq: number; readonly at: number }[] = [];
+  /** This process's commits no published head covers yet (for {@linkcode uncoveredSeconds}). */
+  readonly #uncovered = new UncoveredCommits();
   /** The log as this signer continues it; undefined until loaded from the store. */
   #tree: TileLog | undefined;
   #walk: LogWalk<SignedTreeHead> | undefined;
@@ -297,10 +292,9 @@ export class LogSigner {
    */
   committed(seqs: readonly number[], receipts: readonly SignedReceiptFields[]): void {
     this.#committed.add(seqs, receipts);
-    const first = seqs.find((seq) => seq > 0);
-    if (first !== undefined && this.#uncovered.length < MAX_UNCOVERED) {
-      this.#uncovered.push({ seq: first, at: this.#options.now() });
-    }
+    let last = 0;
+    for (const seq of seqs) if (seq > last) last = seq;
+    if (last > 0) this.#uncovered.add(last, this.#options.now());
   }
 
   /**
@@ -309,10 +303,9 @@ export class LogSigner {
    * withheld, a refusal, a database away) shows as a number that keeps growing.
    */
   uncoveredSeconds(): number {
-    const covered = this.#largestTiled?.treeSize ?? -1;
-    while (this.#uncovered.length > 0 && this.#uncovered[0].seq <= covered) this.#uncovered.shift();
-    const oldest = this.#uncovered[0];
-    return oldest === undefined ? 0 : Math.max(0, (this.#options.now() - oldest.at) / 1000);
+    if (this.#largestTiled !== undefined) this.#uncovered.cover(this.#largestTiled.treeSize);
+    const oldest = this.#uncovered.oldest();
+    return oldest === undefined ? 0 : Math.max(0, (this.#options.now() - oldest) / 1000);
   }
 
   /** Why this signer stopped signing, once it found the store inconsistent. */
@@ -457,7 +450,10 @@ export class LogSigner {
           (head.treeSize === than?.treeSize && head.publicKey === key.publicKey);
         if (larger(this.#largest)) this.#largest = head;
         if (head.noteSignature !== undefined) {
-          if (larger(this.#largestTiled)) this.#largestTiled = head;
+          if (larger(this.#largestTiled)) {
+            this.#largestTiled = head;
+            this.#uncovered.cover(head.treeSize);
+          }
         } else this.#unchecked.push(head);
       }
       if (rows.length < HEAD_PAGE_ROWS) return;
@@ -695,6 +691,7 @@ export class LogSigner {
       fromSize: fromSize ?? 0,
     };
     this.#largestTiled = head;
+    this.#uncovered.cover(head.treeSize);
     if (head.treeSize > (this.#largest?.treeSize ?? -1)) this.#largest = head;
     return head;
   }
