@@ -4,8 +4,10 @@
  * `bench/lib/targets.ts`, so with its own flags and code), all running at once and loaded in
  * short alternating bursts, so every server sees the same background load on average. It reports,
  * per server, CPU µs per request pooled over the bursts (all threads, `/proc`) and its ratio to
- * the echo, and per checkout the median over bursts of B's CPU per request over A's (adjacent in
- * time, so a neighbour's burst moves both).
+ * the echo, its median req/s over bursts, and per checkout the medians over bursts of B's CPU per
+ * request and req/s over A's (adjacent in time, so a neighbour's burst moves both). A server bound
+ * by its serving thread turns CPU into req/s one for one; one that waits (a linger, a lock) shows
+ * it only in req/s.
  *
  * `deno run -A bench/ab.ts <checkout A> <checkout B> [bursts=12] [seconds=3] [targets]`
  *
@@ -45,6 +47,8 @@ interface Entry {
   ticks: number;
   requests: number;
   perBurst: number[];
+  /** req/s of each burst. */
+  rpsPerBurst: number[];
   sqld?: Sqld;
   sqldTicks: number;
 }
@@ -70,6 +74,7 @@ for (const [label, root] of [["A", a], ["B", b]] as const) {
       ticks: 0,
       requests: 0,
       perBurst: [],
+      rpsPerBurst: [],
       sqld,
       sqldTicks: 0,
     });
@@ -106,6 +111,7 @@ for (let burst = 0; burst < bursts + 1; burst++) {
     entry.sqldTicks += sqldCpu?.ticks ?? 0;
     entry.requests += load.requests;
     entry.perBurst.push((cpu.ticks * 10_000) / load.requests);
+    entry.rpsPerBurst.push(load.rps);
   }
 }
 for (const entry of entries) {
@@ -121,7 +127,7 @@ for (const entry of entries) {
   console.log(
     `${entry.name.padEnd(16)} ${us.toFixed(1).padStart(7)} µs/req  ${
       (us / echoUs).toFixed(2)
-    }x echo  (${entry.requests} requests)` +
+    }x echo  ${Math.round(median(entry.rpsPerBurst))} req/s  (${entry.requests} requests)` +
       (entry.sqld
         ? `  sqld ${((entry.sqldTicks * 10_000) / entry.requests).toFixed(1)} µs/req`
         : ""),
@@ -131,6 +137,10 @@ for (const id of ids) {
   const ea = entries.find((e) => e.name === `A ${id}`)!;
   const eb = entries.find((e) => e.name === `B ${id}`)!;
   const ratios = ea.perBurst.map((value, i) => eb.perBurst[i] / value);
-  console.log(`${id}: B/A CPU per request, median over bursts ${median(ratios).toFixed(3)}`);
+  const rps = ea.rpsPerBurst.map((value, i) => eb.rpsPerBurst[i] / value);
+  console.log(
+    `${id}: B/A medians over bursts: CPU per request ${median(ratios).toFixed(3)}, ` +
+      `req/s ${median(rps).toFixed(3)}`,
+  );
 }
 await Deno.remove(dir, { recursive: true });
