@@ -18,7 +18,11 @@
 /** Commits kept by default: a log that fell this many commits behind has stopped. */
 const DEFAULT_LIMIT = 65_536;
 
-/** Forgotten entries at the front before they are cut off the arrays (amortised O(1)). */
+/**
+ * Forgotten entries at the front before they are cut off the arrays, and only once they are at
+ * least as many as the entries kept: each cut then moves no more entries than it drops, so
+ * forgetting costs amortised O(1) a commit.
+ */
 const COMPACT_AFTER = 1024;
 
 /** The commits no head covers yet, oldest first; see the module documentation. */
@@ -59,7 +63,7 @@ export class UncoveredCommits {
     while (this.#front < this.#lastSeqs.length && this.#lastSeqs[this.#front] <= treeSize) {
       this.#front++;
     }
-    if (this.#front >= COMPACT_AFTER || this.#front === this.#lastSeqs.length) {
+    if (this.size === 0 || (this.#front >= COMPACT_AFTER && this.#front >= this.size)) {
       this.#lastSeqs.splice(0, this.#front);
       this.#times.splice(0, this.#front);
       this.#front = 0;
