@@ -8,7 +8,7 @@
  * | `beacon_commit_duration_seconds` | histogram | the store: each commit that stored its batch |
  * | `beacon_commit_rows` | histogram | the store: rows per commit |
  * | `beacon_outcome_unknown_total` | counter | the store: commits sent whose outcome is unknown |
- * | `beacon_database_errors_total{cause}` | counter | `onError`: database errors, by cause key |
+ * | `beacon_database_errors_total{cause}` | counter | `onError`: database errors, by cause key (`databaseErrorKey`, the classification the error log's words come from) |
  * | `beacon_file_guard_state{state}` | gauge | the file guard (`guarding`, `unchecked`, `tripped`; none for a remote database) |
  * | `beacon_log_uncovered_seconds` | gauge | the log signer: seconds since the oldest submission this instance acknowledged that no checkpoint covers yet |
  *
@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { databaseErrorKey } from "../database_error.ts";
 import { type Counter, type Histogram, Registry } from "./registry.ts";
 
 /** What the door tells the metrics of one answer (a `RequestLogEntry`, structurally). */
@@ -39,64 +40,6 @@ const DATABASE_ERRORS = new Set(["StorageError", "OutcomeUnknownError", "Databas
 
 /** Guard states, each a series of the gauge (1 for the current one). */
 const GUARD_STATES = ["guarding", "unchecked", "tripped"] as const;
-
-/** The errors along `error`'s cause chain (at most 8). */
-function chain(error: unknown): Record<string, unknown>[] {
-  const errors: Record<string, unknown>[] = [];
-  for (
-    let e = error;
-    typeof e === "object" && e !== null && errors.length < 8;
-    e = (e as { cause?: unknown }).cause
-  ) errors.push(e as Record<string, unknown>);
-  return errors;
-}
-
-/**
- * A short, bounded key for why a database call failed: `refused`, `timeout`, `reset`, `dns`,
- * `tls`, `descriptors`, `http_<status>`, `sqlite_<code>`, `no_answer` (a commit sent that did
- * not answer by its deadline) or `other`. Read from codes, names,
- * statuses and messages along the cause chain; the message itself is never kept.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { causeKey } from "./beacon_metrics.ts";
- *
- * assert.equal(causeKey(new Error("x", { cause: { code: "ECONNREFUSED" } })), "refused");
- * assert.equal(causeKey({ code: "SQLITE_BUSY" }), "sqlite_busy");
- * assert.equal(causeKey(new TypeError("x")), "other");
- * ```
- */
-export function causeKey(error: unknown): string {
-  const errors = chain(error);
-  const words = errors.flatMap((e) => [e.code, e.name]).filter((w) => typeof w === "string")
-    .map(String);
-  const texts = errors.map((e) => String(e.message ?? "")).join("\n");
-  const has = (...codes: string[]) => codes.some((code) => words.includes(code));
-  const status = errors.map((e) => e.status).find((s) => typeof s === "number");
-  if (has("ECONNREFUSED", "ConnectionRefused") || /connection refused/i.test(texts)) {
-    return "refused";
-  }
-  if (has("EMFILE", "ENFILE") || /too many open files/i.test(texts)) return "descriptors";
-  if (has("ENOTFOUND", "EAI_AGAIN", "DNSException") || /dns error|failed to lookup/i.test(texts)) {
-    return "dns";
-  }
-  if (/\btls\b|certificate|handshake/i.test(texts)) return "tls";
-  if (has("ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "ConnectionReset", "ConnectionClosed")) {
-    return "reset";
-  }
-  if (
-    has("DeadlineError", "ETIMEDOUT", "TimeoutError", "UND_ERR_CONNECT_TIMEOUT") ||
-    /timed out/i.test(texts)
-  ) return "timeout";
-  if (typeof status === "number" && status >= 100 && status <= 599) return `http_${status}`;
-  const sqlite = words.find((w) => /^SQLITE_[A-Z_]{1,30}$/.test(w));
-  if (sqlite !== undefined) return sqlite.toLowerCase();
-  if (/unable to open/i.test(texts)) return "sqlite_cantopen";
-  // Sent, and nothing came back by the deadline, with nothing more specific on the chain.
-  if (has("IndeterminateError")) return "no_answer";
-  return "other";
-}
 
 /**
  * The Beacon's metrics. `guardState` reads the file guard's state (undefined: no guard);
@@ -130,7 +73,8 @@ export class BeaconMetrics {
   );
   readonly databaseErrors: Counter = this.registry.counter(
     "beacon_database_errors_total",
-    "Database errors reported to the operator, by cause (refused, timeout, reset, http_NNN, sqlite_*).",
+    "Database errors reported to the operator, by cause (refused, timeout, reset, http_NNN, " +
+      "sqlite_*, …).",
     ["cause"],
   );
 
@@ -172,7 +116,9 @@ export class BeaconMetrics {
   error(error: unknown): void {
     const name = (error as { name?: unknown })?.name;
     if (typeof name === "string" && DATABASE_ERRORS.has(name)) {
-      this.databaseErrors.inc({ cause: causeKey((error as { cause?: unknown }).cause ?? error) });
+      this.databaseErrors.inc({
+        cause: databaseErrorKey((error as { cause?: unknown }).cause ?? error),
+      });
     }
   }
 

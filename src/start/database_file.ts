@@ -10,7 +10,7 @@
  */
 import { embeddedFilePath } from "../store/client.ts";
 import { StartupError } from "./config.ts";
-import { describeDatabaseError } from "./database_error.ts";
+import { describeDatabaseError } from "../database_error.ts";
 
 /**
  * Creates the folder of a `file:` database and opens (creating if missing, never truncating) its

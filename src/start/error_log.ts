@@ -2,7 +2,7 @@
  * The operator's error lines (stderr, one JSON object each): when, what, why, and how often.
  *
  * `{"event":"error","name":…,"time":…,"cause":…,"count":n}`: the error's class name, the time
- * of the line, its cause in fixed words (src/start/database_error.ts: "connection refused",
+ * of the line, its cause in fixed words (src/database_error.ts: "connection refused",
  * "timeout", an SQLite code, an HTTP status from the database; never the error's own message,
  * which may quote a URL with a credential or submitted content), and `count`, how many times
  * it happened since the previous line of the same name and cause. An outage repeats the same
@@ -14,7 +14,7 @@
  * @module
  */
 import { unref } from "../timers.ts";
-import { describeDatabaseError } from "./database_error.ts";
+import { describeDatabaseError } from "../database_error.ts";
 
 /** What {@linkcode errorLogger} writes for one line. */
 export interface ErrorLine {

@@ -12,7 +12,7 @@
  *    database is reachable every request gets `503 unavailable` (createBeacon does that), and
  *    {@linkcode keepOpening} retries in the background with back-off, so migrations are applied
  *    as soon as it is. A remote database that is down never stops the start.
- *    Each failure is logged with its cause in words (`database_error.ts`), and the migrations a
+ *    Each failure is logged with its cause in words (`../database_error.ts`), and the migrations a
  *    start applied once, as "from version A to B".
  *    The signing key is resolved before (`server_key.ts`: the environment, a key file, or a key
  *    file made beside an embedded database on its first open); a key that is missing for a
@@ -34,7 +34,7 @@ import {
   type ServerConfig,
   StartupError,
 } from "./config.ts";
-import { describeDatabaseError } from "./database_error.ts";
+import { describeDatabaseError } from "../database_error.ts";
 import { checkDatabaseFile } from "./database_file.ts";
 import { type ServerKey, serverSigningKey } from "./server_key.ts";
 

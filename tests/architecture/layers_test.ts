@@ -12,8 +12,8 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 
 /**
  * What each unit of src/ may import. A unit is a folder of src/ or a module at src/'s top level.
- * Read from the top down: the domain errors, byte helpers, clocks, defaults and route paths import
- * nothing; JSON, then signing, then the message format are the vocabulary (json → signing →
+ * Read from the top down: the domain errors, the database errors' classification, byte helpers,
+ * clocks, defaults and route paths import nothing; JSON, then signing, then the message format are the vocabulary (json → signing →
  * message → intake); storage, HTTP, logging and limits sit on it; the intake on those; the
  * protocol handlers on the intake; the middleware chain, the handler and the composition on top,
  * then the runtime entries and command-line tools. The table is exact: every permission is used
@@ -21,6 +21,7 @@ const ROOT = new URL("../../", import.meta.url).pathname;
  */
 export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   "errors.ts": [],
+  "database_error.ts": [],
   "bytes.ts": [],
   "timers.ts": [],
   "defaults.ts": [],
@@ -39,7 +40,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
   transparency: ["bytes.ts", "routes.ts", "signing", "store", "timers.ts"],
   http: ["bytes.ts", "errors.ts"],
   limits: ["errors.ts", "http"],
-  metrics: ["http"],
+  metrics: ["database_error.ts", "http"],
   intake: ["bytes.ts", "errors.ts", "ids.ts", "message", "signing", "store"],
   native: [
     "errors.ts",
@@ -88,7 +89,8 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "types.ts",
   ],
   start: [
-    ...["beacon.ts", "bytes.ts", "defaults.ts", "limits", "signing", "store", "timers.ts"],
+    ...["beacon.ts", "bytes.ts", "database_error.ts", "defaults.ts", "limits", "signing"],
+    ...["store", "timers.ts"],
     "types.ts",
     "version.ts",
   ],
