@@ -109,34 +109,15 @@ export function goals(records: Map<string, TargetRecord>): Goal[] {
   // it reads back as committed, as the Beacon does (../shared/floor, `HEADS=2000 HEADS_FROM=db`).
   const vs = (id: string, floor: string, field: "cpuUsPerRequest" | "rps") =>
     ratio(records.get(id)?.median?.[field], records.get(floor)?.median?.[field]);
-  if (records.has("floor-ref-heads")) {
-    atMost(
-      "send-message",
-      "CPU per request vs floor-ref-heads",
-      vs("send-message", "floor-ref-heads", "cpuUsPerRequest"),
-      1.15,
-    );
-    atLeast(
-      "send-message",
-      "req/s vs floor-ref-heads",
-      vs("send-message", "floor-ref-heads", "rps"),
-      0.9,
-    );
-  }
+  // The two bounds a Beacon target is held to against its floor: CPU per request and req/s.
+  const againstFloor = (id: string, floor: string, cpu: string) => {
+    atMost(id, `${cpu} per request vs ${floor}`, vs(id, floor, "cpuUsPerRequest"), 1.15);
+    atLeast(id, `req/s vs ${floor}`, vs(id, floor, "rps"), 0.9);
+  };
+  if (records.has("floor-ref-heads")) againstFloor("send-message", "floor-ref-heads", "CPU");
   // On sqld, each with its own sqld: the Beacon's own CPU against the floor's own CPU.
   if (records.has("floor-ref-sqld") && records.has("beacon-sqld")) {
-    atMost(
-      "beacon-sqld",
-      "own CPU per request vs floor-ref-sqld",
-      vs("beacon-sqld", "floor-ref-sqld", "cpuUsPerRequest"),
-      1.15,
-    );
-    atLeast(
-      "beacon-sqld",
-      "req/s vs floor-ref-sqld",
-      vs("beacon-sqld", "floor-ref-sqld", "rps"),
-      0.9,
-    );
+    againstFloor("beacon-sqld", "floor-ref-sqld", "own CPU");
   }
   atMost("native-submit", "CPU per request vs echo", rt["native-submit"]?.cpuVsEcho ?? null, 8);
   // The remote path does no SQLite work of its own: its own CPU per request must not exceed the
