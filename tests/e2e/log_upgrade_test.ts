@@ -21,6 +21,20 @@ async function rows(url: string, sql: string, args: (string | number)[] = []) {
   }
 }
 
+/**
+ * A Beacon on `url` under `seed` whose heads come only when asked (`signLog`), every reported
+ * error's name pushed to `errors`.
+ */
+function signingBeacon(url: string, seed: Uint8Array, errors: string[]) {
+  return createBeacon({
+    database: { url },
+    rateLimit: "off",
+    signingKey: encodeSeed(seed),
+    checkpointIntervalMs: 3_600_000,
+    onError: (error) => errors.push((error as Error).name),
+  });
+}
+
 /** Appends a head as a version-11 server did: the JSON head's signature, no note, no tiles. */
 async function appendUntiledHead(url: string, seed: Uint8Array, size: number, root?: string) {
   const key = await signingKeyFromSeed(seed);
@@ -86,13 +100,7 @@ Deno.test("a store with heads from before tiles is tiled once, its old heads met
     await appendUntiledHead(database.url, seed, 300);
     await appendUntiledHead(database.url, seed, 650);
     const errors: string[] = [];
-    const beacon = createBeacon({
-      database: { url: database.url },
-      rateLimit: "off",
-      signingKey: encodeSeed(seed),
-      checkpointIntervalMs: 3_600_000,
-      onError: (error) => errors.push((error as Error).name),
-    });
+    const beacon = signingBeacon(database.url, seed, errors);
     await beacon.ready();
     await beacon.signLog();
     const checkpoint = await beacon.fetch(
@@ -120,13 +128,7 @@ Deno.test("an old head the rows no longer give stops the tiling: no head over it
     await submitAll(database.url, 20, encodeSeed(seed));
     await appendUntiledHead(database.url, seed, 10, "ab".repeat(32)); // a root of other rows
     const errors: string[] = [];
-    const beacon = createBeacon({
-      database: { url: database.url },
-      rateLimit: "off",
-      signingKey: encodeSeed(seed),
-      checkpointIntervalMs: 3_600_000,
-      onError: (error) => errors.push((error as Error).name),
-    });
+    const beacon = signingBeacon(database.url, seed, errors);
     await beacon.ready();
     await beacon.signLog().catch((error) => errors.push(`signLog: ${(error as Error).name}`));
     await beacon.close();
