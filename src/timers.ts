@@ -83,3 +83,8 @@ export function unref(timer: ReturnType<typeof setInterval>): void {
   const deno = (globalThis as { Deno?: { unrefTimer?(id: number): void } }).Deno;
   deno?.unrefTimer?.(timer as unknown as number);
 }
+
+/** Resolves after `ms` milliseconds (a back-off, a second look): a plain timer, held open. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -35,6 +35,7 @@ import {
   StartupError,
 } from "./config.ts";
 import { describeDatabaseError } from "../database_error.ts";
+import { sleep } from "../timers.ts";
 import { checkDatabaseFile } from "./database_file.ts";
 import { type ServerKey, serverSigningKey } from "./server_key.ts";
 
@@ -167,7 +168,7 @@ export async function keepOpening(
         failures: ++failures, // attempts failed in a row, this one included
         retryInMs: delay,
       });
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await sleep(delay);
       delay = Math.min(delay * 2, OPEN_RETRY_MAX_MS);
     }
   }

@@ -57,7 +57,7 @@
  *
  * @module
  */
-import { unref } from "../timers.ts";
+import { sleep, unref } from "../timers.ts";
 
 /** What the guard noticed. */
 export type FileChange =
@@ -188,7 +188,7 @@ function asEvidence(read: Promise<boolean>): Promise<boolean> {
  * an overwrite persists.
  */
 async function stillMissing(holds: () => Promise<boolean>): Promise<boolean> {
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await sleep(100);
   return !(await holds());
 }
 
@@ -230,7 +230,7 @@ export async function missingIndexProblem(path: string): Promise<string | undefi
     // The last connection to close deletes the -shm index just before the WAL (sqlite3WalClose):
     // for that instant the pair looks like a removed index. A removed index stays removed.
     if (look === 10) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
   return `Cannot open ${path}: its WAL is there but its -shm index is not, so a running ` +
     `server's index was removed. Stop that server first (or, if none runs, start the server ` +
@@ -330,7 +330,7 @@ export async function guardDatabaseFile(
           options.onCheckFailed?.(new FileCheckFailure(error));
           return tripped;
         }
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await sleep(100);
       }
     }
   };
@@ -343,7 +343,7 @@ export async function guardDatabaseFile(
    */
   const settleToken = async (identity: IdentityStamp, tries = 1) => {
     for (let attempt = 0; attempt < tries && !tokenSeen; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (attempt > 0) await sleep(50);
       await identity.settle().catch(() => {});
       tokenSeen = await identity.tokens().then(
         (tokens) => tokens.includes(identity.token),

@@ -40,6 +40,7 @@
  * @module
  */
 import { DeadlineError, IndeterminateError, watchDeadlines } from "./faults.ts";
+import { sleep } from "../timers.ts";
 
 /** Where a write is: waiting in the queue, carried by a commit in flight, or answered. */
 const QUEUED = 0;
@@ -194,7 +195,7 @@ export class GroupCommitter<T, R = void> {
   async idle(): Promise<void> {
     // A call given up on at its deadline is not waited for: it may never answer.
     while (this.#running || [...this.#runs].some((run) => !run.abandoned)) {
-      await new Promise((resolve) => setTimeout(resolve, 1));
+      await sleep(1);
     }
   }
 

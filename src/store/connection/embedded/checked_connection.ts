@@ -29,6 +29,7 @@ import {
   ERASE_FREED_PRAGMA,
 } from "../../client.ts";
 import { ConnectionStateError, isBusy } from "../../faults.ts";
+import { sleep } from "../../../timers.ts";
 import type { BatchSignature, PendingRow } from "../../rows.ts";
 import { INSERT_BATCH, INSERT_ROW, INSERT_ROW_UNLESS_KEY_USED, keyedInsertArgs } from "./sql.ts";
 
@@ -73,8 +74,6 @@ function walPragmas(pageSize: number, limitBytes: number): string[] {
 function backoff(attempt: number): number {
   return Math.min(2 ** attempt, 50);
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** An embedded database connection with explicit, checked transactions. */
 export class EmbeddedConnection {
