@@ -1,8 +1,8 @@
 /**
  * `POST /a2a/v1`: the A2A 1.0 JSON-RPC endpoint (A2A §9). The route has already passed the
  * transport refusals (405 and 413 body limit with the native error body; the 429 of the
- * status-read budget in JSON-RPC, src/a2a/transport.ts), so the body is in `context.body`. Then, in order, each step answering one JSON-RPC error at
- * HTTP 200:
+ * status-read budget in JSON-RPC, src/a2a/transport.ts), so the body is in `context.body`. Then,
+ * in order, each step answering one JSON-RPC error at HTTP 200:
  *
  * 1. media type: `application/json`, charset absent or UTF-8 (A2A §9.1), else -32005 as the A2A
  *    SDKs answer it;

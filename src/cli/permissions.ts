@@ -1,9 +1,9 @@
 /**
  * The narrowest Deno permissions the server runs with (`deno task start` goes through
  * `launch.ts`, which computes them from the environment and starts `src/adapter/deno/server.ts`
- * with them). With these flags the runtime itself refuses every outbound connection our code did not need, so the
- * no-contact principle holds even if our own code had a bug. docs/threat-model.md explains each
- * flag:
+ * with them). With these flags the runtime itself refuses every outbound connection our code did
+ * not need, so the no-contact principle holds even if our own code had a bug.
+ * docs/threat-model.md explains each flag:
  *
  * - `--allow-net=<listen address>:<port>[,<database host>]`: listening on our own port; when the
  *   database is remote, that one host. No other host, no DNS lookups of anything else.

@@ -18,8 +18,8 @@ export function decodeUtf8Strict(bytes: Uint8Array): string | undefined {
   // Fast path, same answer: the WHATWG Encoding Standard (§4.1 "decode", error mode
   // "replacement") turns every malformed sequence into U+FFFD, so output without U+FFFD proves
   // the bytes were valid and equals what the fatal decoder returns. Runtimes ship a much faster
-  // replacement-mode decoder (bench/README.md, "Figures behind constants"). Only text holding U+FFFD, sent
-  // or substituted, pays for the fatal decode that tells the two apart.
+  // replacement-mode decoder (bench/README.md, "Figures behind constants"). Only text holding
+  // U+FFFD, sent or substituted, pays for the fatal decode that tells the two apart.
   const text = lenientDecoder.decode(bytes);
   if (!text.includes(REPLACEMENT_CHARACTER)) return text;
   try {

@@ -1,7 +1,8 @@
 /**
- * `GET /beacon/0.1/tree-head`: the latest signed tree head of the Beacon's key (src/transparency/signer.ts),
- * so that monitors can keep tree heads outside the database (docs/protocol-0.1.md §6.5). The
- * document is the checkpoint's signed members plus the signature and key:
+ * `GET /beacon/0.1/tree-head`: the latest signed tree head of the Beacon's key
+ * (src/transparency/signer.ts), so that monitors can keep tree heads outside the database
+ * (docs/protocol-0.1.md §6.5). The document is the checkpoint's signed members plus the signature
+ * and key:
  *
  * ```json
  * {"algorithm":"Ed25519","treeSize":3,"rootHash":"<64 hex>","createdAt":"…Z",

@@ -32,8 +32,8 @@ export const INSERT_ROW_UNLESS_KEY_USED =
  * The parameters of {@linkcode INSERT_ROW_UNLESS_KEY_USED}: the row's values, then the window
  * start. The key check there is `KEY_USED_SEQS` (src/store/rows.ts) with numbered parameters that name the
  * row's own hash (14), source hash (10) and key (13), so each value is bound once: the driver
- * converts every bound string on every insert, and the key and source hash are the longest
- * .
+ * converts every bound string on every insert, and the key and source hash are the longest of
+ * them.
  */
 export function keyedInsertArgs(row: PendingRow): (string | number | null | Uint8Array)[] {
   return [...row.values, row.keySince![3]];

@@ -43,9 +43,10 @@ export const INSERT_BATCH_JSON = `INSERT INTO submissions (${INSERT_COLUMNS})
  * `seq` and how many rows, and only when the key check skipped some (fewer than the parameter),
  * the ids inserted, in `seq` order. One row of two integers, not a `RETURNING` row per
  * submission: each row of a Hrana result is JSON the client parses and turns into an object,
- * the cost `bench/readback_bench.ts` prices (bench/README.md "Figures behind constants"). The numbers are SQLite's `last_insert_rowid()` and `changes()`, which a
- * `SELECT` does not change and which count no trigger's rows (sqlite.org/lang_corefunc.html); the
- * rows of one statement get consecutive `seq`s in array order.
+ * the cost `bench/readback_bench.ts` prices (bench/README.md "Figures behind constants"). The
+ * numbers are SQLite's `last_insert_rowid()` and `changes()`, which a `SELECT` does not change and
+ * which count no trigger's rows (sqlite.org/lang_corefunc.html); the rows of one statement get
+ * consecutive `seq`s in array order.
  */
 export const INSERTED_ROWS = `SELECT last_insert_rowid() AS last, changes() AS inserted,
   CASE WHEN changes() < ? THEN (SELECT json_group_array(id) FROM (SELECT id FROM submissions
