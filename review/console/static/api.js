@@ -40,3 +40,26 @@ export async function exportBlob(query) {
   }
   return await response.blob();
 }
+
+/**
+ * `load` run one call at a time: a call while it runs asks for one more run after the current one
+ * (so the page ends on what the server says last) and gets the promise of the runs under way.
+ * `load` says its own errors; the promise never rejects.
+ */
+export function oneAtATime(load) {
+  let running = null;
+  let again = false;
+  return () => {
+    if (running !== null) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await load();
+      } while (again);
+    })().finally(() => running = null);
+    return running;
+  };
+}

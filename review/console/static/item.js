@@ -1,6 +1,6 @@
 // The item pane: one submission in full (fields, content, history, integrity), its note editor,
 // and which entry of the queue it shows.
-import { api } from "./api.js";
+import { api, oneAtATime } from "./api.js";
 import { mark } from "./marks.js";
 import { move, recount, state } from "./queue.js";
 import {
@@ -192,35 +192,27 @@ export function select(index) {
   showSelected();
 }
 
-let itemLoading = null;
-let itemWanted = false;
+/** The selected submission read into the item pane; one request at a time, as `recount`. */
+const loadSelected = oneAtATime(async () => {
+  const entry = state.items[state.selected];
+  if (!entry) return;
+  try {
+    const item = await api(`/api/item?id=${encodeURIComponent(entry.id)}`);
+    if (state.items[state.selected]?.id === item.id) {
+      state.item = item;
+      drawItem(item);
+    }
+  } catch (error) {
+    say(`Cannot load the submission: ${error.message}`);
+  }
+});
 
 export function showSelected() {
-  if (itemLoading !== null) {
-    itemWanted = true;
-    return itemLoading;
-  }
   itemView.setAttribute("aria-busy", "true");
-  itemLoading = (async () => {
-    do {
-      itemWanted = false;
-      const entry = state.items[state.selected];
-      if (!entry) break;
-      try {
-        const item = await api(`/api/item?id=${encodeURIComponent(entry.id)}`);
-        if (state.items[state.selected]?.id === item.id) {
-          state.item = item;
-          drawItem(item);
-        }
-      } catch (error) {
-        say(`Cannot load the submission: ${error.message}`);
-      }
-    } while (itemWanted);
-  })().finally(() => {
-    itemLoading = null;
-    itemView.removeAttribute("aria-busy");
-  });
-  return itemLoading;
+  const loading = loadSelected();
+  // Every caller's handler runs when the shared runs end: the pane is busy until then.
+  loading.finally(() => itemView.removeAttribute("aria-busy"));
+  return loading;
 }
 
 /** A note or a corrected note, for the submission shown in the item pane. */

@@ -1,6 +1,6 @@
 // The queue: what the page holds (state), the list of entries, paging, the bulk selection, the
 // counts and the export of what the filters match.
-import { api, exportBlob } from "./api.js";
+import { api, exportBlob, oneAtATime } from "./api.js";
 import { markChosen } from "./marks.js";
 import { select } from "./item.js";
 import {
@@ -256,22 +256,8 @@ async function refreshCounts() {
   }
 }
 
-let countsLoading = null;
-let countsWanted = false;
 /** The counts read again; one request at a time, and one more if asked for meanwhile. */
-export function recount() {
-  if (countsLoading !== null) {
-    countsWanted = true;
-    return countsLoading;
-  }
-  countsLoading = (async () => {
-    do {
-      countsWanted = false;
-      await refreshCounts();
-    } while (countsWanted);
-  })().finally(() => countsLoading = null);
-  return countsLoading;
-}
+export const recount = oneAtATime(refreshCounts);
 
 /** Moves the selection by `step`, loading the next page when it passes the last entry. */
 export async function move(step, key) {
