@@ -34,7 +34,8 @@ import { ensureLoadGenerator, type LoadGenerator, type LoadResult, runLoad } fro
 import { parseOptions, positive } from "./lib/options.ts";
 import { sendMessageBody } from "./lib/payload.ts";
 import { type RunningServer, type ServerSpec, startServer } from "./lib/process.ts";
-import { commitCounts } from "./lib/harness.ts";
+import { floorCommitCounts } from "./lib/harness.ts";
+import { countCommits } from "./lib/db.ts";
 import { num, table } from "./lib/report.ts";
 import {
   assertBeaconExists,
@@ -332,7 +333,7 @@ async function measure(
   const processTotal = processTicks(server.pid) - process0;
   const cpu = finishCpu();
   const stopStarted = performance.now();
-  const counts = await commitCounts(server);
+  const counts = s.floor ? await floorCommitCounts(server) : null;
   await server.stop();
   return {
     result,
@@ -341,7 +342,8 @@ async function measure(
     processTotal,
     other: cpu.other,
     companionTicks,
-    shutdown: counts,
+    /** Commits and rows over the server's life: the floor's own counters, a Beacon's later. */
+    storage: counts,
     /** The profile's window: the round and the shutdown after it. */
     windowMs: wallS * 1000 + performance.now() - stopStarted,
   };
@@ -368,7 +370,7 @@ function report(
         `${num(microsPerRequest(m.companionTicks, r.requests), 1)} µs per request.`,
     );
   }
-  const { commits, submissions } = m.shutdown ?? {};
+  const { commits, submissions } = m.storage ?? {};
   if (typeof commits === "number" && typeof submissions === "number") {
     parts.push(
       `Storage over the server's life (probe, warm-up and round): ${num(submissions)} ` +
@@ -404,6 +406,12 @@ async function main(): Promise<number> {
     const pid = server.pid;
     const measured = await measure(server, s, gen, sqld?.pid());
     server = undefined;
+    // A Beacon's commits, from its database (bench/lib/db.ts): it runs as it ships, no metrics.
+    if (!s.floor) {
+      measured.storage = await countCommits(
+        sqld === undefined ? `${dataDir}/profile.db` : `${dataDir}/sqld/dbs/default/data`,
+      ).catch(() => null);
+    }
     const profiles = await readProfiles(profileDir, ROOT, measured.windowMs);
     if (profiles.length === 0) throw new Error(`Cannot read a profile: none in ${profileDir}`);
     console.log("\n" + report(pid, measured, s, gen, profiles) + "\n");

@@ -62,8 +62,8 @@ export function ratios(records: Map<string, TargetRecord>): Record<string, Ratio
 
 /**
  * Database writes a refusal target made under load: rows added since the probe (counted in its
- * database file before the warm-up and after the server stopped), and the server's own commit
- * count beyond the rows the probe left (each of those rows took at most one commit). Reads are not
+ * database file before the warm-up and after the server stopped), and its commits beyond the rows
+ * the probe left (each of those rows took one commit). Reads are not
  * counted: the Beacon exposes no read counter, and the bench does not change the server.
  */
 export function refusalWrites(r: TargetRecord): { rows: number; commits: number } | null {
@@ -182,7 +182,7 @@ export function integrity(
     const s = r.storage;
     if (!s) continue;
     if (s.commits === null || s.submissions === null) {
-      add(`${t.id} shutdown line`, false, s.note || "commits/submissions missing");
+      add(`${t.id} commits counted`, false, s.note || "commits/submissions missing");
     }
     if (s.rows === null) {
       add(`${t.id} rows counted`, false, s.note);
@@ -201,9 +201,10 @@ export function integrity(
     }
     if (s.submissions !== null) {
       add(
-        `${t.id} rows == server's submissions`,
+        // A Beacon's: every stored row lies in a commit's signed batch.
+        `${t.id} rows == rows committed`,
         s.rows === s.submissions,
-        `${num(s.rows)} rows, ${num(s.submissions)} reported`,
+        `${num(s.rows)} rows, ${num(s.submissions)} committed`,
       );
     }
     if (s.commits !== null && s.submissions !== null && s.submissions > 0) {

@@ -30,3 +30,33 @@ export async function countRows(
     client.close();
   }
 }
+
+/**
+ * A Beacon's commits and the rows they stored, read from its database after the server stopped:
+ * every commit that stores a row stores its batch's one signature beside it, in one row of
+ * `receipt_batches` that names its first and last `seq` (the rows of one commit are numbered
+ * consecutively under its write lock). So the bench needs nothing from the running Beacon, which
+ * it measures as it ships (no metrics endpoint). `null` when the table is not there.
+ */
+export async function countCommits(
+  databasePath: string,
+): Promise<{ commits: number; submissions: number } | null> {
+  const { createClient } = await import("@libsql/client");
+  const client = createClient({ url: `file:${databasePath}` });
+  try {
+    const tables = await client.execute(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'receipt_batches'",
+    );
+    if (tables.rows.length === 0) return null;
+    const result = await client.execute(
+      "SELECT count(*) AS commits, coalesce(sum(last_seq - first_seq + 1), 0) AS submissions " +
+        "FROM receipt_batches",
+    );
+    return {
+      commits: Number(result.rows[0].commits),
+      submissions: Number(result.rows[0].submissions),
+    };
+  } finally {
+    client.close();
+  }
+}

@@ -10,7 +10,7 @@
  */
 
 import { NOISE_CORES, startCpuWatch, waitForQuiet } from "./cpu.ts";
-import { countRows } from "./db.ts";
+import { countCommits, countRows } from "./db.ts";
 import { type LoadGenerator, runLoad } from "./load.ts";
 import { findEvent, type RunningServer, startServer } from "./process.ts";
 import {
@@ -22,7 +22,6 @@ import {
   type TargetRecord,
 } from "./records.ts";
 import { num, rotate } from "./report.ts";
-import { BENCH_METRICS_TOKEN } from "./servers.ts";
 import type { Target } from "./targets.ts";
 import { startThreadWatch } from "./threads.ts";
 
@@ -313,10 +312,9 @@ class Harness {
   }
 
   async #account(t: Target, record: TargetRecord): Promise<void> {
-    const lives = record.lifetimes;
-    const complete = lives.every((l) => l.commits !== null && l.submissions !== null);
-    const notes = complete ? [] : ["no shutdown line on stdout"];
+    const notes: string[] = [];
     let rows: number | null = null;
+    let counts: { commits: number; submissions: number } | null = null;
     try {
       const [counted, why] = await countRows(this.#dbPath(t), this.settings.tableName);
       rows = counted;
@@ -324,9 +322,25 @@ class Harness {
     } catch (error) {
       notes.push(`cannot count rows: ${message(error)}`);
     }
+    if (t.role === "floor") {
+      const lives = record.lifetimes;
+      if (lives.every((l) => l.commits !== null && l.submissions !== null)) {
+        counts = {
+          commits: lives.reduce((sum, l) => sum + l.commits!, 0),
+          submissions: lives.reduce((sum, l) => sum + l.submissions!, 0),
+        };
+      } else notes.push("no shutdown line on stdout");
+    } else {
+      try {
+        counts = await countCommits(this.#dbPath(t));
+        if (counts === null) notes.push("no receipt_batches table");
+      } catch (error) {
+        notes.push(`cannot count commits: ${message(error)}`);
+      }
+    }
     record.storage = {
-      commits: complete ? lives.reduce((sum, l) => sum + l.commits!, 0) : null,
-      submissions: complete ? lives.reduce((sum, l) => sum + l.submissions!, 0) : null,
+      commits: counts?.commits ?? null,
+      submissions: counts?.submissions ?? null,
       rowsBeforeLoad: record.storage?.rowsBeforeLoad ?? null,
       rows,
       table: this.settings.tableName,
@@ -336,33 +350,24 @@ class Harness {
 }
 
 /**
- * Commits and stored rows from a Beacon's metrics (`beacon_commit_rows_count` and `_sum`), or
- * undefined for a server without them (the reference floor).
+ * The reference floor's commits and stored rows: it answers every GET with its own two counters
+ * (a Beacon's are read from its database instead, `countCommits` in ./db.ts). Undefined for a
+ * server that does not answer so.
  */
-export async function commitCounts(
+export async function floorCommitCounts(
   server: RunningServer,
 ): Promise<{ commits: number; submissions: number } | null> {
   try {
-    const response = await fetch(server.origin + "/metrics", {
-      headers: { authorization: `Bearer ${BENCH_METRICS_TOKEN}` },
+    const response = await fetch(server.origin + "/counts", {
       signal: AbortSignal.timeout(10_000),
     });
     const text = await response.text();
     if (response.status !== 200) return null;
-    if (response.headers.get("content-type")?.startsWith("application/json")) {
-      // The reference floor answers every GET with its own two counters.
-      const { commits, writes } = JSON.parse(text);
-      return typeof commits === "number" && typeof writes === "number"
-        ? { commits, submissions: writes }
-        : null;
-    }
-    if (!response.headers.get("content-type")?.startsWith("text/plain")) return null;
-    const value = (name: string) =>
-      Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? "0");
-    return {
-      commits: value("beacon_commit_rows_count"),
-      submissions: value("beacon_commit_rows_sum"),
-    };
+    if (!response.headers.get("content-type")?.startsWith("application/json")) return null;
+    const { commits, writes } = JSON.parse(text);
+    return typeof commits === "number" && typeof writes === "number"
+      ? { commits, submissions: writes }
+      : null;
   } catch {
     return null;
   }
@@ -374,11 +379,15 @@ async function retire(
   server: RunningServer,
   endedBy: Lifetime["endedBy"],
 ): Promise<Lifetime> {
-  // A Beacon counts its commits and rows in its metrics (the floor prints them when it stops).
-  const counted = t.beacon && server.exitStatus() === undefined ? await commitCounts(server) : null;
+  // The floor counts its commits and rows itself (and prints them when it stops); a Beacon's are
+  // read from its database afterwards (`#account`).
+  const floor = t.role === "floor";
+  const counted = floor && server.exitStatus() === undefined
+    ? await floorCommitCounts(server)
+    : null;
   const stopped = await server.stop();
   const rss = server.rss.report();
-  const event: Record<string, unknown> | null = t.beacon
+  const event: Record<string, unknown> | null = floor
     ? counted ?? findEvent(stopped.stdout, "shutdown")
     : null;
   return {

@@ -44,9 +44,12 @@ export function runRecord(
   return record;
 }
 
-/** What a Beacon stored, from its database file and its shutdown line. */
+/** What a server stored, from its database file (and the floor's own counters). */
 export interface Storage {
-  /** From the server's final stdout line; null when the line was missing. */
+  /**
+   * Commits and the rows they stored: a Beacon's from its database (`countCommits`,
+   * bench/lib/db.ts), the floor's from its own counters; null when they could not be read.
+   */
   commits: number | null;
   submissions: number | null;
   /** Rows after the probe, before any load (read while the server runs; WAL allows it). */
@@ -66,7 +69,7 @@ export interface Lifetime {
   endedBy: "harness" | "outside";
   peakMiB: number;
   sampledPeakMiB: number;
-  /** From the Beacon's shutdown line; null for other servers or when the line is missing. */
+  /** The floor's own counters at its end; null for other servers or when it gave none. */
   commits: number | null;
   submissions: number | null;
 }

@@ -190,8 +190,6 @@ export function beaconSpec(options: BeaconOptions): ServerSpec {
       // Both budgets alike: "off" measures the durable path, a limit the refusal before the body.
       BEACON_STATUS_RATE_LIMIT: options.rateLimit,
       BEACON_LOG: "off",
-      // Its commits and rows are read from its metrics before it stops (bench/lib/harness.ts).
-      BEACON_METRICS_TOKEN: BENCH_METRICS_TOKEN,
       // A remote database needs a key from the environment (docs/keys.md); a throwaway one here.
       ...(/^(libsql|https?):\/\//.test(databaseUrl)
         ? { BEACON_SIGNING_KEY: TEST_SIGNING_KEY }
@@ -203,9 +201,6 @@ export function beaconSpec(options: BeaconOptions): ServerSpec {
     readyTimeoutMs: 120_000,
   };
 }
-
-/** The bearer token the bench's Beacons serve their metrics under (loopback only). */
-export const BENCH_METRICS_TOKEN = "bench-metrics-token-on-loopback-only";
 
 /** Installs the SDK server's packages from its lock file when they are missing or stale. */
 export async function ensureSdkInstalled(log: (line: string) => void): Promise<void> {
