@@ -16,7 +16,7 @@ import type { Client } from "@libsql/client";
 import { DEFAULT_DATABASE_TIMEOUT_MS } from "../defaults.ts";
 import { StorageError } from "../errors.ts";
 import { type DatabaseConfig, openClient } from "./client.ts";
-import type { Connection, ReadArgs } from "./connection/connection.ts";
+import type { Connection, ReadArgs, ReadValue } from "./connection/connection.ts";
 import { openConnection } from "./connection/open.ts";
 import { withDeadline } from "./faults.ts";
 import type { FileLandmark, IdentityStamp } from "./file_guard.ts";
@@ -51,7 +51,7 @@ export class Database {
   readonly statements: {
     run(
       sql: string,
-      args?: Readonly<Record<string, string | number>>,
+      args?: Readonly<Record<string, ReadValue>>,
     ): Promise<Record<string, unknown>[]>;
   };
 

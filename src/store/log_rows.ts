@@ -78,8 +78,8 @@ export interface NewHead {
   readonly signature: string;
   readonly noteSignature: string;
   readonly publicKey: string;
-  /** The tile entries completed since `fromSize`, as lowercase hex (see the module doc). */
-  readonly tilesHex: string;
+  /** The tile entries completed since `fromSize`, 32 bytes each (see the module doc). */
+  readonly tiles: Uint8Array;
 }
 
 function bytesOf(value: unknown): Uint8Array {
@@ -174,7 +174,7 @@ export class LogRows {
     const [row] = await this.#statements.run(
       "INSERT INTO checkpoints (tree_size, root_hash, created_at, signature, public_key, " +
         "from_size, note_signature, tiles) SELECT :size, :root, :createdAt, :signature, :key, " +
-        ":from, :note, unhex(:tiles) WHERE NOT EXISTS (SELECT 1 FROM checkpoints " +
+        ":from, :note, :tiles WHERE NOT EXISTS (SELECT 1 FROM checkpoints " +
         "WHERE public_key = :key AND note_signature IS NOT NULL " +
         "AND (tree_size = :size OR (from_size = :from AND tree_size > from_size))) " +
         "RETURNING seq",
@@ -186,7 +186,7 @@ export class LogRows {
         key: head.publicKey,
         from: head.fromSize,
         note: head.noteSignature,
-        tiles: head.tilesHex,
+        tiles: head.tiles,
       },
     );
     return row === undefined ? undefined : Number(row.seq);

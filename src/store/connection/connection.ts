@@ -15,10 +15,13 @@
  */
 import type { BatchSignature, PendingRow } from "../rows.ts";
 
+/** A value a read binds: a blob is bound as bytes (a head's tiles), never as text. */
+export type ReadValue = string | number | Uint8Array;
+
 /** The arguments of a read: positional, or named (`:name`). */
 export type ReadArgs =
-  | (string | number)[]
-  | Readonly<Record<string, string | number>>;
+  | ReadValue[]
+  | Readonly<Record<string, ReadValue>>;
 
 /** Where the store reads and commits submissions. */
 export interface Connection {
