@@ -54,6 +54,20 @@ async function checkpointCount(database: TempDatabase): Promise<number> {
   return Number((await query(database, "SELECT count(*) AS n FROM checkpoints"))[0].n);
 }
 
+/**
+ * A database writer deletes the newest row (seq 3) and the Beacon then stores a new one, through
+ * its own key: SQLite hands the freed seq out again, so the new row takes 3 with no gap to see.
+ */
+async function replaceNewestRow(database: TempDatabase, ids: readonly string[]): Promise<void> {
+  await raw(database, "DROP TRIGGER submissions_no_delete");
+  await raw(database, "DELETE FROM submissions WHERE seq = 3");
+  // Through the Beacon under its own key: another key would be refused at its start.
+  const [replacement] = await fill(database, [text("replacement")], { signingKey: KEY });
+  const seq = await query(database, `SELECT seq FROM submissions WHERE id = '${replacement.id}'`);
+  assertStrictEquals(seq[0].seq, 3);
+  assert(replacement.id !== ids[2]);
+}
+
 Deno.test("verify passes a clean store and appends a signed checkpoint over all rows", async () => {
   const { database } = await threeRows();
   const first = await review(database, ["verify"], SIGNED);
@@ -249,15 +263,8 @@ Deno.test("verify reports a deleted row: the gap, and the checkpoint that covere
 Deno.test("verify reports a deleted last row replaced by a new one (rowid reused)", async () => {
   const { database, ids } = await threeRows();
   assertStrictEquals((await review(database, ["verify"], SIGNED)).code, 0);
-  await raw(database, "DROP TRIGGER submissions_no_delete");
-  await raw(database, "DELETE FROM submissions WHERE seq = 3");
-  // Through the Beacon under its own key: another key would be refused at its start.
-  const [replacement] = await fill(database, [text("replacement")], { signingKey: KEY });
-  // SQLite hands the freed rowid out again, so there is no gap to see: only the checkpoint
-  // shows that the third entry of the log changed.
-  const seq = await query(database, `SELECT seq FROM submissions WHERE id = '${replacement.id}'`);
-  assertStrictEquals(seq[0].seq, 3);
-  assert(replacement.id !== ids[2]);
+  // No gap to see: only the checkpoint shows that the third entry of the log changed.
+  await replaceNewestRow(database, ids);
   const run = await review(database, ["verify"], SIGNED);
   assertStrictEquals(run.code, 1);
   assert(!run.stdout.includes("missing"));
@@ -266,14 +273,9 @@ Deno.test("verify reports a deleted last row replaced by a new one (rowid reused
 
 Deno.test("verify reports a deleted newest row whose seq a later row took, before any checkpoint covers it", async () => {
   const { database, ids } = await threeRows();
-  await raw(database, "DROP TRIGGER submissions_no_delete");
-  await raw(database, "DELETE FROM submissions WHERE seq = 3");
-  const [replacement] = await fill(database, [text("replacement")], { signingKey: KEY });
   // No gap, no checkpoint, and the new row carries a valid signature of its own: only the stale
   // batch row, which still names seq 3 with the deleted receipt's leaf, shows the deletion.
-  const seq = await query(database, `SELECT seq FROM submissions WHERE id = '${replacement.id}'`);
-  assertStrictEquals(seq[0].seq, 3);
-  assert(replacement.id !== ids[2]);
+  await replaceNewestRow(database, ids);
   assertStrictEquals(await checkpointCount(database), 0);
   const run = await review(database, ["verify"], SIGNED);
   assertStrictEquals(run.code, 1, run.stdout + run.stderr);

@@ -19,7 +19,7 @@
 import { BeaconError } from "../http/errors.ts";
 import type { RouteHandler } from "../http/route.ts";
 import type { Intake } from "../intake/accept.ts";
-import { parseTilePath } from "../signing/tiles.ts";
+import { parseTilePath, tileBytes } from "../signing/tiles.ts";
 import type { InclusionProof, PublishedCheckpoint } from "../transparency/signer.ts";
 import { serveProof, TREE_SIZE } from "./tree_head.ts";
 
@@ -57,10 +57,8 @@ export function tileHandler(
       ? undefined
       : await tile(named.level, named.index, named.width);
     if (entries === undefined) throw new BeaconError("not_found", "No such tile");
-    const body = new Uint8Array(entries.length * 32);
-    entries.forEach((entry, i) => body.set(entry, i * 32));
     context.log.outcome = "served";
-    return new Response(body, {
+    return new Response(tileBytes(entries), {
       status: 200,
       headers: {
         "content-type": "application/octet-stream",

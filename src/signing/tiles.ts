@@ -301,6 +301,16 @@ export function tilePath(tile: Tile): string {
   return `tile/${tile.level}/${index}` + (tile.width < TILE_WIDTH ? `.p/${tile.width}` : "");
 }
 
+/**
+ * Hashes end to end, 32 bytes each: a tile's body as c2sp.org/tlog-tiles serves it, and the
+ * entries a head stores (src/store/log_rows.ts).
+ */
+export function tileBytes(entries: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(32 * entries.length);
+  for (let i = 0; i < entries.length; i++) bytes.set(entries[i], 32 * i);
+  return bytes;
+}
+
 /** The largest level a tile path may name: 256^6 leaves is past any safe integer. */
 const MAX_LEVEL = 6;
 

@@ -74,7 +74,14 @@ import {
 import { checkpointBody, checkpointNote, signCheckpointNote } from "../signing/note.ts";
 import { rotationFromRow } from "../signing/rotation.ts";
 import type { SignedReceiptFields } from "../signing/receipt.ts";
-import { entriesAt, inclusionProof, rangeHash, TILE_WIDTH, TileLog } from "../signing/tiles.ts";
+import {
+  entriesAt,
+  inclusionProof,
+  rangeHash,
+  TILE_WIDTH,
+  tileBytes,
+  TileLog,
+} from "../signing/tiles.ts";
 import { LogRows } from "../store/log_rows.ts";
 import type { Statements } from "../store/log_rows.ts";
 import { signedFieldsOf } from "../store/rows.ts";
@@ -668,17 +675,7 @@ export class LogSigner {
     ]);
     // One blob bound as bytes, not hex text for SQL's `unhex`: that text cost the signing thread
     // about nine times as much (bench/README.md, "Figures behind constants").
-    const added = tree.takeAdded();
-    let count = 0;
-    for (const level of added) count += level.entries.length;
-    const tiles = new Uint8Array(32 * count);
-    let at = 0;
-    for (const level of added) {
-      for (const entry of level.entries) {
-        tiles.set(entry, at);
-        at += 32;
-      }
-    }
+    const tiles = tileBytes(tree.takeAdded().flatMap((level) => level.entries));
     const seq = await this.#rows.appendHead({
       ...fields,
       fromSize: fromSize ?? 0,
