@@ -12,13 +12,21 @@
  * client also gets its own connection pool (`Deno.createHttpClient`), closed with it, so a fresh
  * client never reuses an idle pooled connection that went dark with the old one.
  *
- * The wrapper also records what happened to the last `POST` (a Hrana pipeline: the statement):
+ * The wrapper also records what happened to each `POST` (a Hrana pipeline: the statement):
  * whether it was sent at all, and whether the server answered. That is what tells a failed commit
- * that stored nothing from one whose outcome is unknown ({@linkcode RemoteConnection.lastSend}).
+ * that stored nothing from one whose outcome is unknown: {@linkcode RemoteConnection.lastSend}
+ * for the client, and the write stream's own list for commits ({@linkcode WriteStream}).
+ *
+ * Commits go out on one Hrana stream (`@libsql/hrana-client`, the protocol `@libsql/client`
+ * speaks) kept open from commit to commit, over the same sockets: sqld gives every stream a
+ * SQLite connection of its own, and `@libsql/client` opens a stream for every call, so each
+ * commit would otherwise have the database open a connection and parse the whole schema
+ * (bench/README.md, "The signed log beside the floor with heads").
  *
  * @module
  */
 import type { Client } from "@libsql/client";
+import type * as Hrana from "@libsql/hrana-client";
 import type { DatabaseConfig } from "../../client.ts";
 
 /** What happened to the last statement request of a connection. */
@@ -66,9 +74,37 @@ const FETCH_RESENDS = "Deno" in globalThis;
 
 type CreateClient = typeof import("@libsql/client/web").createClient;
 
+/** `@libsql/hrana-client`'s `openHttp`: a Hrana client on a base URL and a `fetch`. */
+type OpenHttp = typeof import("@libsql/hrana-client").openHttp;
+
+/**
+ * The longest a write stream is left idle before the next commit opens a fresh one. sqld expires
+ * a stream 10 s after its last request (libsql-server `hrana/http/stream.rs`, `EXPIRATION`); a
+ * commit on a stream the server no longer knows is refused unapplied and sent again on a fresh
+ * stream (remote.ts), so this only spares that round trip in the common case.
+ */
+const STREAM_IDLE_MS = 5_000;
+
+/**
+ * A Hrana stream kept open across commits, on a Hrana client of its own so that the requests it
+ * sends are its own: `sends` holds a record per `POST`, in order. A commit's request is the
+ * first `POST` after the commit's mark; a stream that is closed sends one more (its `close`).
+ */
+export interface WriteStream {
+  readonly stream: Hrana.HttpStream;
+  readonly hrana: Hrana.HttpClient;
+  readonly sends: SendRecord[];
+  /** Whether an earlier commit went out on this stream. */
+  reused: boolean;
+  usedAt: number;
+}
+
 /** One client and what dropping it must release. */
 interface Current {
   readonly client: Client;
+  /** Sends a request on this client's connections, recording a `POST` in `record`. */
+  readonly send: (request: Request, record: (sent: SendRecord) => void) => Promise<Response>;
+  writer: WriteStream | undefined;
   /** The requests still in flight on this client, to abort when it is dropped. */
   readonly inFlight: Set<AbortController>;
   readonly pool: DenoHttpClient | undefined;
@@ -78,21 +114,78 @@ interface Current {
 export class RemoteConnection {
   readonly #config: DatabaseConfig;
   readonly #createClient: CreateClient;
+  readonly #openHttp: OpenHttp;
+  /** The Hrana base URL (`http:` or `https:`) by `@libsql/client`'s own rules; undefined for `ws:`. */
+  readonly #hranaUrl: string | undefined;
   #current: Current | undefined;
   /** What happened to the last statement request (a fresh record per request). */
   lastSend: SendRecord = { status: 0, connectFailed: false };
   /** Clients dropped so far (each after a call past its deadline). */
   dropped = 0;
 
-  private constructor(config: DatabaseConfig, createClient: CreateClient) {
+  private constructor(
+    config: DatabaseConfig,
+    createClient: CreateClient,
+    openHttp: OpenHttp,
+    hranaUrl: string | undefined,
+  ) {
     this.#config = config;
     this.#createClient = createClient;
+    this.#openHttp = openHttp;
+    this.#hranaUrl = hranaUrl;
   }
 
-  /** A connection to `config.url`; the client module is loaded once, here. */
+  /** A connection to `config.url`; the client modules are loaded once, here. */
   static async open(config: DatabaseConfig): Promise<RemoteConnection> {
-    const { createClient } = await import("@libsql/client/web");
-    return new RemoteConnection(config, createClient);
+    const [{ createClient }, { openHttp }, { expandConfig }, { encodeBaseUrl }] = await Promise
+      .all([
+        import("@libsql/client/web"),
+        import("@libsql/hrana-client"),
+        import("@libsql/core/config"),
+        import("@libsql/core/uri"),
+      ]);
+    // The URL rules are `@libsql/client`'s own (a `libsql:` URL is `https:`, or `http:` with
+    // `?tls=0`); the Hrana client takes the base URL they give.
+    const expanded = expandConfig({ url: config.url, authToken: config.authToken }, true);
+    const hranaUrl = expanded.scheme === "http" || expanded.scheme === "https"
+      ? encodeBaseUrl(expanded.scheme, expanded.authority, expanded.path).toString()
+      : undefined;
+    return new RemoteConnection(config, createClient, openHttp, hranaUrl);
+  }
+
+  /**
+   * The stream to commit on: the one kept from the last commit, or a fresh one (on a Hrana
+   * client of its own, over this connection's sockets) after {@linkcode abandonWriteStream},
+   * {@linkcode drop} or {@linkcode STREAM_IDLE_MS} of idleness. Undefined for a WebSocket URL,
+   * whose commits go through {@linkcode client}.
+   */
+  writeStream(now = Date.now()): WriteStream | undefined {
+    if (this.#hranaUrl === undefined) return undefined;
+    const current = this.#current ??= this.#connect();
+    const kept = current.writer;
+    if (kept !== undefined && !kept.stream.closed && now - kept.usedAt < STREAM_IDLE_MS) {
+      kept.reused = true;
+      kept.usedAt = now;
+      return kept;
+    }
+    kept?.hrana.close();
+    const sends: SendRecord[] = [];
+    const hrana = this.#openHttp(
+      this.#hranaUrl,
+      this.#config.authToken,
+      ((request: Request) => current.send(request, (sent) => sends.push(sent))) as typeof fetch,
+    );
+    hrana.intMode = "number";
+    current.writer = { stream: hrana.openStream(), hrana, sends, reused: false, usedAt: now };
+    return current.writer;
+  }
+
+  /** Closes the write stream (after a failed commit): the next commit opens a fresh one. */
+  abandonWriteStream(): void {
+    const current = this.#current;
+    if (current?.writer === undefined) return;
+    current.writer.hrana.close();
+    current.writer = undefined;
   }
 
   /** The client to send the next call on (a fresh one after {@linkcode drop}). */
@@ -109,7 +202,10 @@ export class RemoteConnection {
     // idle pooled connections may be dark too, and each would hold one call for one deadline.
     // A client made after a drop therefore opens a new connection per request there.
     const keepalive = !(pool === undefined && this.dropped > 0 && "Bun" in globalThis);
-    const send = async (request: Request): Promise<Response> => {
+    const send = async (
+      request: Request,
+      record: (sent: SendRecord) => void,
+    ): Promise<Response> => {
       // One controller per request, made in the calling request's context: workerd refuses an
       // AbortSignal of another request's context (the client outlives the request that made it).
       const controller = new AbortController();
@@ -119,19 +215,19 @@ export class RemoteConnection {
         keepalive,
       };
       if (pool !== undefined) init.client = pool;
-      const record: SendRecord = { status: 0, connectFailed: false };
-      if (request.method === "POST") this.lastSend = record;
+      const sent: SendRecord = { status: 0, connectFailed: false };
+      if (request.method === "POST") record(sent);
       const couldBeResent = FETCH_RESENDS && answered;
       try {
         const response = await fetch(request, init);
         answered = true;
-        record.status = response.status;
+        sent.status = response.status;
         // The body is read here, while the request can still be aborted: a connection can go
         // dark between the head and the body too. (Hrana answers are small: one statement's rows.)
         const body = await response.arrayBuffer();
         return new Response(body, { status: response.status, headers: response.headers });
       } catch (error) {
-        record.connectFailed = !couldBeResent && isConnectFailure(error);
+        sent.connectFailed = !couldBeResent && isConnectFailure(error);
         throw error;
       } finally {
         inFlight.delete(controller);
@@ -142,9 +238,9 @@ export class RemoteConnection {
       authToken: this.#config.authToken,
       intMode: "number",
       concurrency: this.#config.concurrency,
-      fetch: send as typeof fetch,
+      fetch: ((request: Request) => send(request, (sent) => this.lastSend = sent)) as typeof fetch,
     });
-    return { client, inFlight, pool };
+    return { client, send, writer: undefined, inFlight, pool };
   }
 
   /**
@@ -159,6 +255,11 @@ export class RemoteConnection {
     for (const controller of current.inFlight) controller.abort();
     try {
       current.client.close();
+    } catch {
+      // closed either way
+    }
+    try {
+      current.writer?.hrana.close();
     } catch {
       // closed either way
     }
