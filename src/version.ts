@@ -7,4 +7,4 @@
  */
 
 /** The version of this build, semantic versioning. */
-export const BEACON_VERSION = "0.2.3";
+export const BEACON_VERSION = "0.2.4";
