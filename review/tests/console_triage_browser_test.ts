@@ -45,6 +45,7 @@ interface InPage {
     readonly documentElement: { scrollWidth: number; clientWidth: number };
   };
   getComputedStyle(element: InElement): { textDecorationLine: string; listStyleType: string };
+  requestAnimationFrame(callback: () => void): number;
 }
 interface InElement {
   readonly textContent: string | null;
@@ -469,11 +470,29 @@ Deno.test({
         const content = (await page.locator("#item .content").boundingBox())!;
         assert(content.x + content.width <= width + 0.5, `${where}: content cut off`);
 
-        // "Load more", scrolled to, is not covered by the footer.
+        // "Load more", scrolled to, is not covered by the footer. Measured once the page holds
+        // still: the console may still be laying out what it loaded (under a loaded machine, a
+        // first measure caught it mid-way), so both boxes are read until two reads agree.
         const more = page.locator("#more");
         await more.scrollIntoViewIfNeeded();
-        const moreBox = (await more.boundingBox())!;
-        const footerBox = (await footer.boundingBox())!;
+        let moreBox = (await more.boundingBox())!;
+        let footerBox = (await footer.boundingBox())!;
+        for (let read = 0; read < 20; read++) {
+          await page.evaluate(() =>
+            new Promise<void>((resolve) =>
+              (globalThis as unknown as InPage).requestAnimationFrame(resolve)
+            )
+          );
+          await more.scrollIntoViewIfNeeded();
+          const [nextMore, nextFooter] = [
+            (await more.boundingBox())!,
+            (await footer.boundingBox())!,
+          ];
+          const still =
+            JSON.stringify([nextMore, nextFooter]) === JSON.stringify([moreBox, footerBox]);
+          [moreBox, footerBox] = [nextMore, nextFooter];
+          if (still) break;
+        }
         assert(!overlaps(moreBox, footerBox), `${where}: footer covers Load more`);
         assert(moreBox.y + moreBox.height <= height, `${where}: Load more outside the window`);
         if (width >= 760) {
