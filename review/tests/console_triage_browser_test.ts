@@ -493,7 +493,12 @@ Deno.test({
           [moreBox, footerBox] = [nextMore, nextFooter];
           if (still) break;
         }
-        assert(!overlaps(moreBox, footerBox), `${where}: footer covers Load more`);
+        assert(
+          !overlaps(moreBox, footerBox),
+          `${where}: footer covers Load more: ${
+            JSON.stringify({ moreBox, footerBox })
+          } footer says ${JSON.stringify(await footer.textContent())}`,
+        );
         assert(moreBox.y + moreBox.height <= height, `${where}: Load more outside the window`);
         if (width >= 760) {
           // One screen high: the footer ends where the window does.
