@@ -45,7 +45,6 @@ interface InPage {
     readonly documentElement: { scrollWidth: number; clientWidth: number };
   };
   getComputedStyle(element: InElement): { textDecorationLine: string; listStyleType: string };
-  requestAnimationFrame(callback: () => void): number;
 }
 interface InElement {
   readonly textContent: string | null;
@@ -470,28 +469,19 @@ Deno.test({
         const content = (await page.locator("#item .content").boundingBox())!;
         assert(content.x + content.width <= width + 0.5, `${where}: content cut off`);
 
-        // "Load more", scrolled to, is not covered by the footer. Measured once the page holds
-        // still: the console may still be laying out what it loaded (under a loaded machine, a
-        // first measure caught it mid-way), so both boxes are read until two reads agree.
+        // "Load more", scrolled to, is not covered by the footer once the page has settled: on a
+        // loaded machine the console can still be laying out what it loaded when first measured
+        // (seen in CI runs, never alone), so the boxes are read again, scrolled to again, for up
+        // to 5 s until they are apart. A layout that puts the footer over it fails all the same.
         const more = page.locator("#more");
-        await more.scrollIntoViewIfNeeded();
-        let moreBox = (await more.boundingBox())!;
-        let footerBox = (await footer.boundingBox())!;
-        for (let read = 0; read < 20; read++) {
-          await page.evaluate(() =>
-            new Promise<void>((resolve) =>
-              (globalThis as unknown as InPage).requestAnimationFrame(resolve)
-            )
-          );
+        let moreBox = { x: 0, y: 0, width: 0, height: 0 };
+        let footerBox = moreBox;
+        for (const settled = Date.now() + 5_000; Date.now() < settled;) {
           await more.scrollIntoViewIfNeeded();
-          const [nextMore, nextFooter] = [
-            (await more.boundingBox())!,
-            (await footer.boundingBox())!,
-          ];
-          const still =
-            JSON.stringify([nextMore, nextFooter]) === JSON.stringify([moreBox, footerBox]);
-          [moreBox, footerBox] = [nextMore, nextFooter];
-          if (still) break;
+          moreBox = (await more.boundingBox())!;
+          footerBox = (await footer.boundingBox())!;
+          if (!overlaps(moreBox, footerBox)) break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
         }
         assert(
           !overlaps(moreBox, footerBox),
