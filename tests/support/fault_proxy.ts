@@ -61,8 +61,11 @@ export interface FaultProxy {
   died(): Promise<void>;
   /** Connections open right now. */
   open(): number;
-  /** Every byte clients sent toward the server so far, as Latin-1 text (HTTP heads and bodies). */
-  sentToServer(): string;
+  /**
+   * Starts recording what clients send toward the server; the function returns every byte sent
+   * since, as Latin-1 text (HTTP heads and bodies). Nothing is kept before this is called.
+   */
+  recordToServer(): () => string;
   /** Stops listening and closes every connection. Idempotent. */
   close(): Promise<void>;
 }
@@ -93,7 +96,7 @@ export function startFaultProxy(targetPort: number, listenPort = 0): FaultProxy 
    * Copies `from` to `to` until either side ends, honouring delay, stall and hold (`server` is the
    * server's side of this pair: where held chunks go, and what stays open after a hold).
    */
-  const toServer: string[] = [];
+  let toServer: string[] | undefined;
   const latin1 = new TextDecoder("latin1");
   const pump = async (from: Deno.Conn, to: Deno.Conn, server: Deno.Conn) => {
     const buffer = new Uint8Array(64 * 1024);
@@ -102,7 +105,7 @@ export function startFaultProxy(targetPort: number, listenPort = 0): FaultProxy 
         const n = await from.read(buffer);
         if (n === null) break;
         const chunk = buffer.slice(0, n);
-        if (to === server) toServer.push(latin1.decode(chunk));
+        if (to === server) toServer?.push(latin1.decode(chunk));
         if (from === server && dying !== undefined) {
           // The answer is dropped and the proxy goes down: nothing more reaches the client.
           goDown();
@@ -196,7 +199,10 @@ export function startFaultProxy(targetPort: number, listenPort = 0): FaultProxy 
     },
     died: () => dying?.promise ?? Promise.resolve(),
     open: () => connections.size,
-    sentToServer: () => toServer.join(""),
+    recordToServer: () => {
+      const recorded: string[] = toServer = [];
+      return () => recorded.join("");
+    },
     close() {
       closed ??= (async () => {
         try {

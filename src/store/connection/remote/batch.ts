@@ -82,16 +82,15 @@ export async function commitOnStream(
   batch?: BatchSignature,
 ): Promise<number[]> {
   const steps = stream.batch(false);
-  const inTransaction = (step: hrana.BatchStep, after: hrana.BatchStep) =>
-    step.condition(hrana.BatchCond.ok(after));
+  const after = (previous: hrana.BatchStep) => steps.step().condition(hrana.BatchCond.ok(previous));
   const begin = steps.step();
   const begun = begin.run("BEGIN IMMEDIATE");
   let last = begin;
   const answers = commitBatch(rows, deadline, batch).map(({ sql, args }) => {
-    last = inTransaction(steps.step(), last);
+    last = after(last);
     return last.query(new hrana.Stmt(sql).bindIndexes(args));
   });
-  const commit = inTransaction(steps.step(), last);
+  const commit = after(last);
   const committed = commit.run("COMMIT");
   steps.step().condition(hrana.BatchCond.not(hrana.BatchCond.ok(commit))).run("ROLLBACK")
     .catch(() => undefined);

@@ -87,13 +87,17 @@ const STREAM_IDLE_MS = 5_000;
 
 /**
  * A Hrana stream kept open across commits, on a Hrana client of its own so that the requests it
- * sends are its own: `sends` holds a record per `POST`, in order. A commit's request is the
- * first `POST` after the commit's mark; a stream that is closed sends one more (its `close`).
+ * sends are its own.
  */
 export interface WriteStream {
   readonly stream: Hrana.HttpStream;
   readonly hrana: Hrana.HttpClient;
-  readonly sends: SendRecord[];
+  /**
+   * The first `POST` the stream sent since {@linkcode RemoteConnection.writeStream} handed it to
+   * the commit: that commit's request. A stream that is closed sends one more (its `close`), which
+   * never takes its place.
+   */
+  sent: SendRecord | undefined;
   /** Whether an earlier commit went out on this stream. */
   reused: boolean;
   usedAt: number;
@@ -164,20 +168,27 @@ export class RemoteConnection {
     const current = this.#current ??= this.#connect();
     const kept = current.writer;
     if (kept !== undefined && !kept.stream.closed && now - kept.usedAt < STREAM_IDLE_MS) {
+      kept.sent = undefined;
       kept.reused = true;
       kept.usedAt = now;
       return kept;
     }
     kept?.hrana.close();
-    const sends: SendRecord[] = [];
     const hrana = this.#openHttp(
       this.#hranaUrl,
       this.#config.authToken,
-      ((request: Request) => current.send(request, (sent) => sends.push(sent))) as typeof fetch,
+      ((request: Request) => current.send(request, (sent) => writer.sent ??= sent)) as typeof fetch,
     );
     hrana.intMode = "number";
-    current.writer = { stream: hrana.openStream(), hrana, sends, reused: false, usedAt: now };
-    return current.writer;
+    const writer: WriteStream = {
+      stream: hrana.openStream(),
+      hrana,
+      sent: undefined,
+      reused: false,
+      usedAt: now,
+    };
+    current.writer = writer;
+    return writer;
   }
 
   /** Closes the write stream (after a failed commit): the next commit opens a fresh one. */

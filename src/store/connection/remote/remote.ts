@@ -52,18 +52,16 @@ async function commitRemote(
 ): Promise<number[]> {
   const writer = connection.writeStream();
   const before = writer === undefined ? connection.lastSend : undefined;
-  const mark = writer?.sends.length ?? 0;
   try {
     return writer === undefined
       ? await commitStatements(connection.client, rows, deadline, batch)
       : await commitOnStream(writer.stream, rows, deadline, batch);
   } catch (error) {
     connection.abandonWriteStream();
-    // This commit's request: the first the stream sent after the mark (a closed stream sends its
-    // `close` after it), or the client's last.
+    // This commit's request: the first the stream sent for it, or the client's last.
     const sent = writer === undefined
       ? (connection.lastSend === before ? undefined : connection.lastSend)
-      : writer.sends[mark];
+      : writer.sent;
     const refused = sent !== undefined && sent.status >= 400 && sent.status < 500;
     if (writer?.reused && !retried && (refused || sent === undefined)) {
       return commitRemote(connection, rows, deadline, batch, true);
