@@ -49,7 +49,13 @@ Deno.test("startThreadWatch attributes a deno run process's JavaScript to its ma
     const mainKey = Object.keys(cpu.byName).find((k) => k.startsWith("main ("));
     assertEquals(cpu.byName[mainKey!], cpu.mainTicks);
     assert(cpu.threadTicks >= cpu.mainTicks);
-    assert(cpu.processTicks >= cpu.mainTicks, "the process total covers its threads");
+    // The kernel scales a thread's and the process's tick counts to their run time separately,
+    // each kept from going backwards (proc(5), utime; kernel/sched/cputime.c, cputime_adjust), so
+    // the process total may trail a thread read just before it by a tick or two.
+    assert(
+      cpu.processTicks + 2 >= cpu.mainTicks,
+      `the process total covers its threads: ${JSON.stringify(cpu)}`,
+    );
     assert(cpu.mainUtilisation > 0);
   } finally {
     child.kill("SIGKILL");
